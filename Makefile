@@ -1,0 +1,46 @@
+# gpuledger: `make run` (daily refresh) and `make test` (whole suite) set everything up themselves.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+MANIFEST := dbt/target/manifest.json
+DBT_FILES := $(shell find dbt/models dbt/seeds dbt/macros dbt/tests -type f) dbt/dbt_project.yml dbt/profiles.yml
+
+export DBT_SEND_ANONYMOUS_USAGE_STATS := False
+export DAGSTER_DISABLE_TELEMETRY := 1
+export GX_ANALYTICS_ENABLED := False
+
+.PHONY: run test install manifest dev lint clean
+
+$(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "gpuledger needs Python 3.11+ (set PYTHON=...)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	@touch $@
+
+install: $(STAMP)
+
+# dbt's manifest, which the Dagster code location loads; rebuilt when the dbt project changes.
+$(MANIFEST): $(STAMP) $(DBT_FILES)
+	cd dbt && ../$(BIN)/dbt parse --profiles-dir . --quiet
+	@touch $@
+
+manifest: $(MANIFEST)
+
+run: $(MANIFEST)
+	$(BIN)/gpuledger refresh
+
+test: $(MANIFEST)
+	$(BIN)/pytest
+
+# Dagster UI on 127.0.0.1:3000 with the project's own DAGSTER_HOME.
+dev: $(MANIFEST)
+	mkdir -p $${GPULEDGER_HOME:-warehouse}/dagster_home
+	DAGSTER_HOME=$$(cd $${GPULEDGER_HOME:-warehouse} && pwd)/dagster_home $(BIN)/dagster dev -h 127.0.0.1 -p 3000
+
+lint: $(STAMP)
+	$(BIN)/ruff check pipelines sources warehouse tests scripts
+	$(BIN)/ruff format --check pipelines sources warehouse tests scripts
+
+clean:
+	rm -rf $(VENV) dbt/target dbt/logs

@@ -1,0 +1,8 @@
+select
+    gpu_id,
+    vendor,
+    family,
+    variant,
+    cast(memory_gb as double) as memory_gb,
+    display_name
+from {{ ref('gpu_catalog') }}

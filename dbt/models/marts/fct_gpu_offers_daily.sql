@@ -1,0 +1,51 @@
+-- One row per day and offer (provider, offer_id, region, zone, pricing model): the offer's price per
+-- GPU-hour in USD as of that day, with the snapshot it came from and whether it is carried forward.
+with offers as (
+    select
+        snap.day,
+        obs.source,
+        obs.provider,
+        obs.offer_id,
+        obs.region,
+        obs.zone,
+        obs.pricing_model,
+        obs.gpu_name_raw,
+        names.gpu_id,
+        names.resolution as gpu_resolution,
+        obs.gpu_count,
+        obs.price_per_hour,
+        obs.currency,
+        -- FX conversion arrives with the currency source; until then only USD prices get a USD value.
+        case when obs.currency = 'USD' then obs.price_per_hour / obs.gpu_count end as price_usd_per_gpu_hour,
+        obs.vcpus,
+        obs.ram_gb,
+        obs.observed_at,
+        obs.observed_date,
+        snap.days_since_observed,
+        snap.is_stale,
+        obs.snapshot_url,
+        obs.snapshot_sha256,
+        obs.snapshot_fetched_at,
+        obs.parser_version
+    from {{ ref('int_price_snapshots_daily') }} as snap
+    inner join {{ ref('int_price_observations_accepted') }} as obs
+        on obs.source = snap.source
+        and obs.provider = snap.provider
+        and obs.snapshot_url = snap.snapshot_url
+        and obs.snapshot_fetched_at = snap.snapshot_fetched_at
+    left join {{ ref('int_gpu_names_resolved') }} as names
+        on names.provider = obs.provider
+        and names.gpu_name_raw = obs.gpu_name_raw
+        and names.offer_id = obs.offer_id
+        and names.gpu_memory_gb is not distinct from obs.gpu_memory_gb
+)
+
+select
+    md5(concat_ws('|', provider, offer_id, region, zone, pricing_model)) as offer_key,
+    *
+from offers
+-- A page may list the same offer twice; the cheaper listing stands (the other stays in raw).
+qualify row_number() over (
+    partition by day, provider, offer_id, region, zone, pricing_model
+    order by price_per_hour, gpu_name_raw, gpu_count
+) = 1

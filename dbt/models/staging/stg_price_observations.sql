@@ -1,0 +1,22 @@
+select
+    source,
+    snapshot_url,
+    snapshot_fetched_at,
+    snapshot_sha256,
+    row_index,
+    lower(provider) as provider,
+    offer_id,
+    coalesce(region, '') as region,
+    coalesce(zone, '') as zone,
+    gpu_name_raw,
+    gpu_count,
+    pricing_model,
+    price_per_hour,
+    upper(currency) as currency,
+    observed_at,
+    cast(observed_at as date) as observed_date,
+    vcpus,
+    ram_gb,
+    gpu_memory_gb,
+    parser_version
+from {{ source('raw', 'price_observations') }}

@@ -1,0 +1,1 @@
+"""gpuledger's Dagster code location and command line."""

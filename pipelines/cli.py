@@ -1,0 +1,140 @@
+"""`gpuledger` command line. Thin: pipeline work runs the daily_refresh Dagster job in-process;
+read-only commands answer from the warehouse without loading Dagster."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+
+def _parse_ts(text: str) -> datetime:
+    ts = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
+
+
+def _source_module(name: str):
+    import sources
+
+    if name not in sources.REGISTRY:
+        raise SystemExit(f"gpuledger: unknown source {name!r}; known: {', '.join(sources.REGISTRY)}")
+    return sources.REGISTRY[name]
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    from sources.records import ParseError
+
+    module = _source_module(args.source)
+    path = Path(args.file)
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        print(f"gpuledger parse: {path}: cannot read: {exc.strerror}", file=sys.stderr)
+        return 2
+    fetched_at = _parse_ts(args.fetched_at) if args.fetched_at else datetime.now(UTC)
+    try:
+        result = module.parse(content, args.url, fetched_at)
+    except ParseError as exc:
+        print(f"gpuledger parse: {path}: {exc}", file=sys.stderr)
+        return 1
+    out = sys.stdout
+    for record in result.records:
+        out.write(json.dumps(record.as_dict(), default=lambda v: v.isoformat()) + "\n")
+    for err in result.row_errors:
+        print(f"gpuledger parse: {path}: {err.row_ref}: field {err.field!r}: {err.reason} "
+              "(row rejected)", file=sys.stderr)
+    return 0
+
+
+def cmd_import_snapshot(args: argparse.Namespace) -> int:
+    from sources.archive import Archive
+    from warehouse.paths import prepare_environment
+
+    module = _source_module(args.source)
+    paths = prepare_environment()
+    path = Path(args.file)
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        print(f"gpuledger import-snapshot: {path}: cannot read: {exc.strerror}", file=sys.stderr)
+        return 2
+    snap = Archive(paths.archive_dir).put(
+        module.NAME, args.url, _parse_ts(args.fetched_at), content, 200, args.content_type or "",
+        origin="import",
+    )
+    print(f"archived {path} as {snap.sha256} ({snap.size_bytes} bytes) for {snap.source} "
+          f"{snap.url} @ {snap.fetched_at}; `gpuledger refresh --offline` loads it")
+    return 0
+
+
+def cmd_refresh(args: argparse.Namespace) -> int:
+    from pipelines.refresh import run_refresh
+
+    as_of = date.fromisoformat(args.as_of) if args.as_of else datetime.now(UTC).date()
+    ok = run_refresh(as_of=as_of, offline=args.offline)
+    if not ok:
+        return 1
+    return cmd_rank(argparse.Namespace(date=None, as_of=as_of, format="table",
+                                       pricing_model=args.pricing_model, limit=20))
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    from warehouse.queries import WarehouseMissing, ranking, render_ranking
+
+    day = date.fromisoformat(args.date) if args.date else None
+    try:
+        result = ranking(day=day, pricing_model=args.pricing_model,
+                         not_after=getattr(args, "as_of", None))
+    except WarehouseMissing as exc:
+        print(f"gpuledger rank: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps(result, default=str, indent=2))
+    else:
+        print(render_ranking(result, limit=getattr(args, "limit", None)))
+    return 0 if result["rows"] else 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gpuledger", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("refresh", help="fetch (or take the archive) and build the warehouse")
+    p.add_argument("--as-of", help="build as of this day (YYYY-MM-DD, default today UTC)")
+    p.add_argument("--offline", action="store_true", help="no fetching: load from the archive only")
+    p.add_argument("--pricing-model", default="on_demand", help="ranking printed at the end")
+    p.set_defaults(func=cmd_refresh)
+
+    p = sub.add_parser("parse", help="parse one captured file and print its records as JSON lines")
+    p.add_argument("--source", required=True)
+    p.add_argument("--url", required=True, help="the URL the file was captured from")
+    p.add_argument("--fetched-at", help="capture time (ISO 8601; default now)")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_parse)
+
+    p = sub.add_parser("import-snapshot", help="put a captured page into the archive")
+    p.add_argument("--source", required=True)
+    p.add_argument("--url", required=True)
+    p.add_argument("--fetched-at", required=True, help="capture time (ISO 8601)")
+    p.add_argument("--content-type")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_import_snapshot)
+
+    p = sub.add_parser("rank", help="the daily GPU ranking (read-only)")
+    p.add_argument("--date", help="day to show (default: the latest ranked day)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--pricing-model", default="on_demand")
+    p.add_argument("--limit", type=int, default=None)
+    p.set_defaults(func=cmd_rank)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

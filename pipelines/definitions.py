@@ -1,0 +1,23 @@
+"""gpuledger's Dagster code location. Assembles only; each concern lives in pipelines/defs/."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from pipelines.defs.dbt import gpuledger_dbt_models
+from pipelines.defs.ingest import INGEST_ASSETS, raw_tables
+from pipelines.defs.resources import GpuledgerResource, dbt_resource
+from pipelines.defs.schedules import daily_refresh, daily_refresh_schedule
+from warehouse.paths import prepare_environment
+
+prepare_environment()
+
+defs = dg.Definitions(
+    assets=[*INGEST_ASSETS, raw_tables, gpuledger_dbt_models],
+    jobs=[daily_refresh],
+    schedules=[daily_refresh_schedule],
+    resources={
+        "gpuledger": GpuledgerResource.configure_at_launch(),
+        "dbt": dbt_resource(),
+    },
+)

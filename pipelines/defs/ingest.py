@@ -1,0 +1,243 @@
+"""Ingest assets, one per source in sources.REGISTRY: fetch -> archive -> parse -> validate -> raw.
+
+Each asset first tries the live URLs (unless offline). A fetch that fails is recorded in
+raw.source_runs with its reason and the source falls back to its archived snapshots, marked as
+such. Then every archived snapshot of the source that the warehouse has not loaded yet (and that is
+not newer than the as-of day) is parsed and validated with the source's Great Expectations suite,
+and loaded in one transaction with its verdict and quarantined rows. Only snapshots that pass reach
+the dbt models; a failing one is kept in raw with the failing expectations and sample rows.
+
+Validation runs inside the asset and reports as the asset's check. It is not `blocking` in the
+Dagster sense on purpose: every source feeds the one dbt step, and a blocking failure would stop
+the models for all sources. The gate is on the data instead: staging reads passed snapshots only.
+"""
+
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import ModuleType
+
+import dagster as dg
+import pandas as pd
+
+import sources
+from pipelines.defs.quality import ValidationOutcome, validate_prices
+from pipelines.defs.resources import GpuledgerResource
+from sources._http import FetchError
+from sources.archive import Archive, Snapshot
+from sources.records import ParseError, PriceObservation
+from warehouse import db
+
+CHECK_NAME = "price_suite_passed"
+RAW_TABLE_KEYS = [
+    dg.AssetKey(["raw", t])
+    for t in ("page_snapshots", "price_observations", "snapshot_validations", "quarantine", "source_runs")
+]
+OBSERVATION_COLUMNS = [f.name for f in dataclasses.fields(PriceObservation)]
+
+
+@dataclass
+class IngestSummary:
+    source: str
+    fetched: int = 0
+    fetch_failures: list[str] = field(default_factory=list)
+    used_archive: bool = False
+    snapshots_loaded: int = 0
+    snapshots_failed: list[dict] = field(default_factory=list)
+    rows_loaded: int = 0
+    rows_quarantined: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return not self.snapshots_failed
+
+
+def _fetch_into_archive(
+    module: ModuleType, settings: GpuledgerResource, archive: Archive, run_id: str, log, con
+) -> IngestSummary:
+    summary = IngestSummary(module.NAME)
+    urls = settings.urls_for(module)
+    if settings.offline:
+        for url in urls:
+            db.record_source_run(con, run_id, module.NAME, url, "skipped_offline", None, True)
+        summary.used_archive = True
+        return summary
+    client = settings.http_client()
+    for url in urls:
+        previous = archive.latest(module.NAME, url)
+        try:
+            result = module.fetch(client, url, previous)
+        except FetchError as exc:
+            log.warning(f"[{module.NAME}] live fetch failed, using archived snapshots: {exc}")
+            summary.fetch_failures.append(str(exc))
+            summary.used_archive = True
+            db.record_source_run(con, run_id, module.NAME, url, "failed", str(exc), True)
+            continue
+        if result.not_modified and previous is not None:
+            archive.record_event(
+                dataclasses.replace(
+                    previous,
+                    fetched_at=result.fetched_at.astimezone(UTC).isoformat(timespec="microseconds"),
+                    http_status=304,
+                    origin="live",
+                )
+            )
+            status = "not_modified"
+        else:
+            archive.put(
+                module.NAME, url, result.fetched_at, result.content, result.status,
+                result.content_type, result.etag, result.last_modified, origin="live",
+            )
+            status = "fetched"
+        summary.fetched += 1
+        db.record_source_run(con, run_id, module.NAME, url, status, None, False)
+    return summary
+
+
+def _frame(records) -> pd.DataFrame:
+    frame = pd.DataFrame([r.as_dict() for r in records], columns=OBSERVATION_COLUMNS)
+    frame["observed_at"] = pd.to_datetime(frame["observed_at"], utc=True)
+    return frame
+
+
+def _load_pending(
+    module: ModuleType, settings: GpuledgerResource, archive: Archive, con, summary: IngestSummary,
+    log,
+) -> None:
+    as_of = settings.as_of_date()
+    loaded = db.loaded_snapshot_keys(con, module.NAME)
+    pending = [
+        snap for snap in archive.snapshots(module.NAME)
+        if (snap.url, _key_ts(snap)) not in loaded and snap.fetched_at_dt.date() <= as_of
+    ]
+    for snap in sorted(pending, key=lambda s: (s.fetched_at, s.url)):
+        quarantine: list[dict] = []
+        try:
+            result = module.parse(archive.read(snap.sha256), snap.url, snap.fetched_at_dt)
+        except ParseError as exc:
+            log.error(f"[{module.NAME}] {exc} (snapshot {snap.sha256[:12]} quarantined)")
+            outcome = ValidationOutcome(False, 0, [{"expectation": "parse", "field": exc.field,
+                                                    "reason": exc.reason}])
+            quarantine.append({"item_ref": "<document>", "field": exc.field,
+                               "reason": str(exc), "raw": snap.archive_path})
+            frame = _frame([])
+        else:
+            frame = _frame(result.records)
+            outcome = validate_prices(frame, module.EXPECTED_ROWS)
+            quarantine = [
+                {"item_ref": e.row_ref, "field": e.field, "reason": e.reason, "raw": e.raw}
+                for e in result.row_errors
+            ]
+            for e in result.row_errors:
+                log.warning(f"[{module.NAME}] {e.where} {e.row_ref}: field {e.field!r}: {e.reason}")
+        db.load_snapshot(con, snap, module.PARSER_VERSION, frame, outcome.as_record(), quarantine)
+        summary.snapshots_loaded += 1
+        summary.rows_loaded += len(frame)
+        summary.rows_quarantined += len(quarantine)
+        if not outcome.success:
+            summary.snapshots_failed.append({
+                "url": snap.url, "fetched_at": snap.fetched_at, "sha256": snap.sha256,
+                "failed": [f.get("expectation") for f in outcome.failed_expectations],
+            })
+            log.error(f"[{module.NAME}] snapshot {snap.url} @ {snap.fetched_at} failed validation: "
+                      f"{outcome.failed_expectations}")
+
+
+def _key_ts(snap: Snapshot) -> str:
+    return snap.fetched_at_dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
+
+
+def ingest_source(module: ModuleType, settings: GpuledgerResource, run_id: str, log) -> IngestSummary:
+    """Fetch (unless offline), archive, and load every pending snapshot of one source."""
+    archive = settings.archive()
+    con = db.connect(settings.paths.db_path)
+    try:
+        db.ensure_raw_schema(con)
+        summary = _fetch_into_archive(module, settings, archive, run_id, log, con)
+        _load_pending(module, settings, archive, con, summary, log)
+    finally:
+        con.close()
+    return summary
+
+
+def build_ingest_asset(module: ModuleType) -> dg.AssetsDefinition:
+    key = dg.AssetKey(["ingest", module.NAME])
+    doc = (module.__doc__ or module.NAME).strip().splitlines()[0]
+
+    @dg.asset(
+        key=key,
+        group_name="ingest",
+        kinds={"python", "duckdb"},
+        description=doc,
+        check_specs=[
+            dg.AssetCheckSpec(
+                CHECK_NAME,
+                asset=key,
+                description="Great Expectations price suite on every snapshot loaded in this run",
+            )
+        ],
+    )
+    def _ingest(context: dg.AssetExecutionContext, gpuledger: GpuledgerResource):
+        summary = ingest_source(module, gpuledger, context.run_id, context.log)
+        return dg.MaterializeResult(
+            metadata={
+                "snapshots_loaded": summary.snapshots_loaded,
+                "rows_loaded": summary.rows_loaded,
+                "rows_quarantined": summary.rows_quarantined,
+                "live_fetches": summary.fetched,
+                "fetch_failures": dg.MetadataValue.json(summary.fetch_failures),
+                "used_archive": summary.used_archive,
+            },
+            check_results=[
+                dg.AssetCheckResult(
+                    check_name=CHECK_NAME,
+                    passed=summary.passed,
+                    severity=dg.AssetCheckSeverity.ERROR,
+                    metadata={
+                        "snapshots_checked": summary.snapshots_loaded,
+                        "failed_snapshots": dg.MetadataValue.json(summary.snapshots_failed),
+                    },
+                )
+            ],
+        )
+
+    return _ingest
+
+
+INGEST_ASSETS = [build_ingest_asset(m) for m in sources.REGISTRY.values() if m.KIND == "price"]
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            key,
+            deps=[a.key for a in INGEST_ASSETS],
+            group_name="ingest",
+            kinds={"duckdb"},
+            description=f"Raw table {'.'.join(key.path)}, after every price source has loaded.",
+        )
+        for key in RAW_TABLE_KEYS
+    ]
+)
+def raw_tables(gpuledger: GpuledgerResource):
+    """The raw tables as the dbt sources see them, with row counts per table."""
+    con = db.connect(gpuledger.paths.db_path)
+    try:
+        db.ensure_raw_schema(con)
+        counts = {
+            key: con.execute(f"select count(*) from {'.'.join(key.path)}").fetchone()[0]
+            for key in RAW_TABLE_KEYS
+        }
+        verdicts = con.execute(
+            "select source, count(*) filter (where success), count(*) filter (where not success) "
+            "from raw.snapshot_validations group by 1 order by 1"
+        ).fetchall()
+    finally:
+        con.close()
+    for key, n in counts.items():
+        metadata = {"dagster/row_count": n}
+        if key.path[-1] == "snapshot_validations":
+            metadata["snapshots_passed"] = dg.MetadataValue.json({s: p for s, p, _ in verdicts})
+            metadata["snapshots_failed"] = dg.MetadataValue.json({s: f for s, _, f in verdicts})
+        yield dg.MaterializeResult(asset_key=key, metadata=metadata)

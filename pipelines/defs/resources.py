@@ -1,0 +1,64 @@
+"""Resources: where the warehouse lives, how a refresh runs (as-of day, offline), and dbt."""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import dagster as dg
+from dagster_dbt import DbtCliResource, DbtProject
+
+from sources._http import HttpClient
+from sources.archive import Archive
+from warehouse import paths as wpaths
+
+DBT_PROJECT = DbtProject(project_dir=wpaths.DBT_PROJECT_DIR, profiles_dir=wpaths.DBT_PROJECT_DIR)
+
+
+class GpuledgerResource(dg.ConfigurableResource):
+    """Settings of one refresh. Empty `home` = $GPULEDGER_HOME or the repository's warehouse/."""
+
+    home: str = ""
+    as_of: str = ""
+    offline: bool = False
+    seed_demo_archive: bool = True
+    url_overrides: dict[str, list[str]] = {}
+    http_timeout_s: float = 20.0
+    http_retries: int = 3
+    http_min_interval_s: float = 1.0
+
+    @property
+    def paths(self) -> wpaths.Paths:
+        return wpaths.Paths(Path(self.home).resolve()) if self.home else wpaths.current()
+
+    def as_of_date(self) -> date:
+        return date.fromisoformat(self.as_of) if self.as_of else datetime.now(UTC).date()
+
+    def archive(self) -> Archive:
+        archive = Archive(self.paths.archive_dir)
+        if self.seed_demo_archive and not archive.index_path.exists():
+            archive.copy_from(Archive(wpaths.DEMO_ARCHIVE_DIR), origin="demo")
+        return archive
+
+    def http_client(self) -> HttpClient:
+        return HttpClient(
+            timeout_s=self.http_timeout_s,
+            retries=self.http_retries,
+            min_interval_s=self.http_min_interval_s,
+        )
+
+    def urls_for(self, module) -> tuple[str, ...]:
+        if module.NAME in self.url_overrides:
+            return tuple(self.url_overrides[module.NAME])
+        return tuple(module.urls(self.as_of_date()))
+
+
+def dbt_resource() -> DbtCliResource:
+    # The dbt next to this interpreter, so a venv works without being on PATH.
+    beside = Path(sys.executable).parent / "dbt"
+    return DbtCliResource(
+        project_dir=DBT_PROJECT,
+        profiles_dir=str(wpaths.DBT_PROJECT_DIR),
+        dbt_executable=str(beside) if beside.exists() else "dbt",
+    )

@@ -1,0 +1,70 @@
+"""Run the daily_refresh job in-process, the same job the schedule runs."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from typing import Any
+
+from warehouse import db
+from warehouse.paths import Paths, prepare_environment
+
+
+def run_refresh(
+    as_of: date,
+    offline: bool = False,
+    paths: Paths | None = None,
+    extra_config: dict[str, Any] | None = None,
+    out=sys.stdout,
+) -> bool:
+    """Execute daily_refresh for `as_of`. Returns True on success; prints a per-source summary."""
+    paths = prepare_environment(paths)
+    import dagster as dg
+
+    from pipelines.definitions import defs
+
+    config = {"as_of": as_of.isoformat(), "offline": offline, "home": str(paths.home)}
+    config.update(extra_config or {})
+    job = defs.resolve_job_def("daily_refresh")
+    with dg.DagsterInstance.get() as instance:
+        result = job.execute_in_process(
+            run_config={"resources": {"gpuledger": {"config": config}}},
+            instance=instance,
+            raise_on_error=False,
+        )
+    _print_summary(paths, result.run_id, out)
+    if not result.success:
+        failed = [e.step_key for e in result.all_events if e.is_step_failure]
+        print(f"refresh {result.run_id} FAILED in step(s): {', '.join(failed)}", file=out)
+    return result.success
+
+
+def _print_summary(paths: Paths, run_id: str, out) -> None:
+    con = db.connect(paths.db_path)
+    try:
+        db.ensure_raw_schema(con)
+        rows = con.execute(
+            """
+            select source, count(*) filter (where fetch_status in ('fetched', 'not_modified')),
+                   count(*) filter (where fetch_status = 'failed'),
+                   bool_or(used_archive), any_value(fetch_error) filter (where fetch_error is not null)
+            from raw.source_runs where run_id = ? group by 1 order by 1
+            """,
+            [run_id],
+        ).fetchall()
+        validations = dict(con.execute(
+            "select source, count(*) filter (where not success) from raw.snapshot_validations "
+            "group by 1"
+        ).fetchall())
+    finally:
+        con.close()
+    print(f"refresh {run_id}:", file=out)
+    for source, ok, failed, used_archive, error in rows:
+        line = f"  {source}: {ok} fetched, {failed} failed"
+        if used_archive:
+            line += "; using archived snapshots"
+        if error:
+            line += f" (e.g. {error})"
+        if validations.get(source):
+            line += f"; {validations[source]} snapshot(s) failed validation, kept out of the marts"
+        print(line, file=out)

@@ -1,0 +1,62 @@
+"""Build warehouse/demo_archive/ from the real captures in the shared data folder.
+
+    python scripts/build_demo_archive.py ../shared/data
+
+Every file is stored byte for byte under the URL it was published at and its capture time:
+- CoreWeave tracker files: `scrapedAt` of the file itself (34 days, 2026-03-13 .. 2026-08-22).
+- SkyPilot catalogs carry no capture date, only a version order (lambda v5@4223d8e1 < v5@2a8fa5b2 <
+  v7@11580132). The demo assigns capture dates inside the CoreWeave window that keep that order;
+  `origin` is "demo" on every snapshot so nobody mistakes them for live fetches.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from sources.archive import Archive  # noqa: E402
+
+SKYPILOT = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/{commit}/catalogs/{schema}/{cloud}/vms.csv"
+COREWEAVE = "https://raw.githubusercontent.com/PrashantSedhain/coreweave-pricing-tracker/9b48aedc/data/{day}.json"
+
+# (file, assigned capture time). Full catalogs only; head excerpts stay test fixtures.
+SKYPILOT_FILES = [
+    ("v5_lambda_vms@4223d8e1.csv", "2026-03-13T09:00:00+00:00"),
+    ("v5_lambda_vms@2a8fa5b2.csv", "2026-05-10T09:00:00+00:00"),
+    ("v6_runpod_vms@098741e7.csv", "2026-08-20T09:00:00+00:00"),
+    ("v6_paperspace_vms@e5200541.csv", "2026-08-20T09:00:00+00:00"),
+    ("v7_lambda_vms@11580132.csv", "2026-08-20T09:00:00+00:00"),
+    ("v7_nebius_vms@22fd1fea.csv", "2026-08-21T09:00:00+00:00"),
+]
+
+
+def main(data_dir: Path) -> None:
+    target = REPO / "warehouse" / "demo_archive"
+    if target.exists():
+        shutil.rmtree(target)
+    archive = Archive(target)
+    for name, captured in SKYPILOT_FILES:
+        schema, cloud, rest = name.split("_", 2)
+        commit = rest.split("@", 1)[1].split(".", 1)[0]
+        url = SKYPILOT.format(commit=commit, schema=schema, cloud=cloud)
+        content = (data_dir / "prices" / "skypilot_catalog" / name).read_bytes()
+        archive.put("skypilot", url, datetime.fromisoformat(captured), content, 200,
+                    "text/csv", origin="demo")
+    for path in sorted((data_dir / "prices" / "coreweave_tracker").glob("*.json")):
+        content = path.read_bytes()
+        scraped = json.loads(content)["scrapedAt"].replace("Z", "+00:00")
+        archive.put("coreweave", COREWEAVE.format(day=path.stem),
+                    datetime.fromisoformat(scraped).astimezone(UTC), content, 200,
+                    "application/json", origin="demo")
+    n = sum(1 for _ in archive.snapshots())
+    print(f"demo archive: {n} snapshots in {target}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else REPO.parent / "shared" / "data"))

@@ -1,0 +1,27 @@
+"""Source adapters. Each module has NAME, KIND, PARSER_VERSION, EXPECTED_ROWS, urls(), parse().
+
+Adding a source is one module here plus its fixture and test: REGISTRY discovers every module that
+defines NAME and parse, and the pipeline builds an ingest asset for each.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from types import ModuleType
+
+_HELPERS = {"records", "archive"}
+
+
+def _discover() -> dict[str, ModuleType]:
+    found: dict[str, ModuleType] = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_") or info.name in _HELPERS:
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(module, "NAME") and hasattr(module, "parse"):
+            found[module.NAME] = module
+    return dict(sorted(found.items()))
+
+
+REGISTRY: dict[str, ModuleType] = _discover()

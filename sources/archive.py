@@ -1,0 +1,175 @@
+"""Content-addressed snapshot archive: the source of truth the warehouse is rebuilt from.
+
+Layout under the archive root (a local folder now; one interface so it can move to object storage):
+
+    objects/<sha256[:2]>/<sha256>   the bytes, stored once however often they were fetched
+    index.jsonl                     one line per snapshot event (source, url, fetched_at, status, ...)
+
+A snapshot event is keyed by (source, url, fetched_at). Writing the same event twice is a no-op.
+Objects are written to a temporary file and renamed into place, so a crash never leaves a partial
+object under its final name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    source: str
+    url: str
+    fetched_at: str  # ISO 8601, UTC
+    http_status: int
+    content_type: str
+    size_bytes: int
+    sha256: str
+    etag: str | None = None
+    last_modified: str | None = None
+    origin: str = "live"  # live | import | demo
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.source, self.url, self.fetched_at)
+
+    @property
+    def archive_path(self) -> str:
+        return f"objects/{self.sha256[:2]}/{self.sha256}"
+
+    @property
+    def fetched_at_dt(self) -> datetime:
+        return datetime.fromisoformat(self.fetched_at)
+
+
+def utc_iso(ts: datetime) -> str:
+    if ts.tzinfo is None:
+        raise ValueError("timestamps in the archive must be timezone-aware")
+    return ts.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def sha256_hex(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+class Archive:
+    def __init__(self, root: Path | str):
+        self.root = Path(root)
+        self.index_path = self.root / "index.jsonl"
+
+    def put(
+        self,
+        source: str,
+        url: str,
+        fetched_at: datetime,
+        content: bytes,
+        http_status: int = 200,
+        content_type: str = "",
+        etag: str | None = None,
+        last_modified: str | None = None,
+        origin: str = "live",
+    ) -> Snapshot:
+        """Store `content` (once per sha256) and record the snapshot event (once per key)."""
+        digest = sha256_hex(content)
+        snap = Snapshot(
+            source=source,
+            url=url,
+            fetched_at=utc_iso(fetched_at),
+            http_status=http_status,
+            content_type=content_type,
+            size_bytes=len(content),
+            sha256=digest,
+            etag=etag,
+            last_modified=last_modified,
+            origin=origin,
+        )
+        self._write_object(digest, content)
+        existing = {s.key: s for s in self.snapshots()}
+        if snap.key in existing:
+            return existing[snap.key]
+        self._append_index(snap)
+        return snap
+
+    def record_event(self, snap: Snapshot) -> Snapshot:
+        """Record an event whose bytes are already stored (a 304 Not Modified, or a copy)."""
+        if not (self.root / snap.archive_path).exists():
+            raise FileNotFoundError(f"archive object {snap.sha256} missing under {self.root}")
+        if any(s.key == snap.key for s in self.snapshots()):
+            return snap
+        self._append_index(snap)
+        return snap
+
+    def read(self, sha256: str) -> bytes:
+        path = self.root / "objects" / sha256[:2] / sha256
+        content = path.read_bytes()
+        if sha256_hex(content) != sha256:
+            raise ValueError(f"archive object {path} does not match its sha256 (corrupted)")
+        return content
+
+    def snapshots(self, source: str | None = None) -> Iterator[Snapshot]:
+        if not self.index_path.exists():
+            return
+        with self.index_path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    snap = Snapshot(**json.loads(line))
+                except (json.JSONDecodeError, TypeError) as exc:
+                    # A torn last line (crash while appending) must not hide the rest of the index.
+                    raise ValueError(f"{self.index_path}:{lineno}: unreadable index line: {exc}") from exc
+                if source is None or snap.source == source:
+                    yield snap
+
+    def latest(self, source: str, url: str) -> Snapshot | None:
+        best = None
+        for snap in self.snapshots(source):
+            if snap.url == url and (best is None or snap.fetched_at > best.fetched_at):
+                best = snap
+        return best
+
+    def copy_from(self, other: Archive, origin: str | None = None) -> int:
+        """Copy every snapshot of `other` into this archive. Returns the number of new events."""
+        known = {s.key for s in self.snapshots()}
+        added = 0
+        for snap in other.snapshots():
+            if snap.key in known:
+                continue
+            self._write_object(snap.sha256, other.read(snap.sha256))
+            if origin is not None:
+                snap = Snapshot(**{**asdict(snap), "origin": origin})
+            self._append_index(snap)
+            known.add(snap.key)
+            added += 1
+        return added
+
+    def _write_object(self, digest: str, content: bytes) -> None:
+        path = self.root / "objects" / digest[:2] / digest
+        if path.exists():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(content)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def _append_index(self, snap: Snapshot) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(asdict(snap), sort_keys=True) + "\n"
+        with self.index_path.open("a", encoding="utf-8") as fh:
+            fh.write(line)
+            fh.flush()
+            os.fsync(fh.fileno())

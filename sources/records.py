@@ -1,0 +1,89 @@
+"""The typed records parsers return, and the errors they raise.
+
+These are the only shapes a parser may produce. Field names are the column names of the raw tables.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+PRICING_MODELS = (
+    "on_demand",
+    "spot",
+    "reserved_1y",
+    "reserved_3y",
+    "marketplace",
+    "inference",
+)
+
+
+class ParseError(Exception):
+    """The whole document cannot be read: wrong format, missing columns, changed layout.
+
+    The message names the document (URL or file), the field and the reason.
+    """
+
+    def __init__(self, where: str, field: str, reason: str):
+        self.where = where
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{where}: field {field!r}: {reason}")
+
+
+@dataclass(frozen=True)
+class RowError:
+    """One row of an otherwise readable document that cannot become a record.
+
+    The row is kept (as text) so that it can be stored in quarantine and nothing is lost.
+    """
+
+    where: str
+    row_ref: str
+    field: str
+    reason: str
+    raw: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class PriceObservation:
+    """One price of one offer (instance type, region, pricing model) at one point in time.
+
+    `price_per_hour` is the price of the whole offer (all `gpu_count` GPUs) in `currency`.
+    """
+
+    provider: str
+    offer_id: str
+    region: str
+    gpu_name_raw: str
+    gpu_count: int
+    pricing_model: str
+    price_per_hour: float
+    currency: str
+    observed_at: datetime
+    vcpus: float | None = None
+    ram_gb: float | None = None
+    gpu_memory_gb: float | None = None
+    zone: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.pricing_model not in PRICING_MODELS:
+            raise ValueError(f"unknown pricing_model {self.pricing_model!r}")
+        if self.observed_at.tzinfo is None:
+            raise ValueError("observed_at must be timezone-aware (UTC)")
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class ParseResult:
+    """What a parser returns: the good records and the rows it had to reject."""
+
+    records: list[PriceObservation]
+    row_errors: list[RowError] = dataclasses.field(default_factory=list)

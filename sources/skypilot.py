@@ -1,0 +1,157 @@
+"""SkyPilot service catalogs: `catalogs/<schema>/<cloud>/vms.csv`, one file per cloud.
+
+The catalogs are CSV files SkyPilot's fetchers rebuild from each cloud's pricing API. The cloud
+(= provider) comes from the URL path. Columns are read by header name: their order differs between
+clouds and schema versions (v5 lambda puts Price before Region, v6 runpod puts it last, v8 gcp has
+AvailabilityZone). `GpuInfo` is a Python-repr dict in single quotes (or a bare name in older
+runpod/paperspace files); it is read with `ast.literal_eval`, which accepts literals only and never
+executes code.
+
+Rules: rows without an accelerator are CPU instances and are skipped; `Price` is on-demand and
+`SpotPrice` is spot, each a separate record; an empty or zero price is not a price (no record).
+
+Verified on real catalog files: lambda (v5 twice, v7), runpod (v6, v8 excerpt), paperspace (v6),
+nebius (v7), gcp (v8 excerpt).
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import re
+from datetime import datetime
+
+from sources._http import fetch_page as fetch  # noqa: F401
+from sources._parsing import decode_text, parse_count, parse_number
+from sources.records import ParseError, ParseResult, PriceObservation, RowError
+
+NAME = "skypilot"
+KIND = "price"
+PARSER_VERSION = "1"
+# Rows per catalog file that carry a GPU and a price; a file outside this range fails validation.
+EXPECTED_ROWS = (1, 50_000)
+CATALOG_BASE = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs"
+SCHEMA_VERSION = "v8"
+# Clouds in the catalog that sell GPU instances.
+CLOUDS = (
+    "aws", "azure", "gcp", "oci", "lambda", "runpod", "nebius", "paperspace", "fluidstack",
+    "cudo", "vast", "do", "hyperbolic", "primeintellect", "seeweb", "vsphere",
+)
+URLS = tuple(f"{CATALOG_BASE}/{SCHEMA_VERSION}/{cloud}/vms.csv" for cloud in CLOUDS)
+
+REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region")
+MIN_GPU_MEMORY_GB, MAX_GPU_MEMORY_GB = 4.0, 1024.0
+_URL_PATH = re.compile(r"/catalogs/(v\d+)/([A-Za-z0-9_.-]+)/vms\.csv$")
+
+
+def urls(as_of=None) -> tuple[str, ...]:
+    return URLS
+
+
+def provider_from_url(url: str) -> str:
+    path = url.split("?", 1)[0]
+    m = _URL_PATH.search(path)
+    if not m:
+        raise ParseError(url, "url", "expected a path ending in catalogs/<version>/<cloud>/vms.csv")
+    return m.group(2).lower()
+
+
+def _gpu_info(raw: str) -> tuple[str | None, float | None]:
+    """Name and per-GPU memory (GB) from the GpuInfo cell; (None, None) when absent."""
+    raw = raw.strip()
+    if not raw:
+        return None, None
+    if not raw.startswith("{"):
+        return raw, None  # older files: a bare accelerator name
+    info = ast.literal_eval(raw)
+    if not isinstance(info, dict):
+        raise ValueError("GpuInfo is not a dict")
+    gpus = info.get("Gpus") or []
+    if not gpus or not isinstance(gpus[0], dict):
+        return None, None
+    first = gpus[0]
+    mem = (first.get("MemoryInfo") or {}).get("SizeInMiB")
+    mem_gb = round(float(mem) / 1024.0, 1) if mem not in (None, "") else None
+    if mem_gb is not None and not MIN_GPU_MEMORY_GB <= mem_gb <= MAX_GPU_MEMORY_GB:
+        # Some catalogs write GB into the MiB field (runpod v8: 80 "MiB"); a hint this wrong is dropped.
+        mem_gb = None
+    return (str(first["Name"]) if first.get("Name") else None), mem_gb
+
+
+def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
+    provider = provider_from_url(url)
+    text = decode_text(content, url)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in (reader.fieldnames or [])]
+    if not header:
+        raise ParseError(url, "<header>", "empty file: no CSV header")
+    reader.fieldnames = header
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if missing:
+        raise ParseError(url, ", ".join(missing), f"column(s) missing from header {header}")
+
+    try:
+        return _parse_rows(reader, url, provider, fetched_at)
+    except csv.Error as exc:
+        raise ParseError(url, "<csv>", f"malformed CSV: {exc}") from exc
+
+
+def _parse_rows(
+    reader: csv.DictReader, url: str, provider: str, fetched_at: datetime
+) -> ParseResult:
+    records: list[PriceObservation] = []
+    errors: list[RowError] = []
+    for lineno, row in enumerate(reader, start=2):
+        if None in row:  # more cells than header columns
+            errors.append(RowError(url, f"line {lineno}", "<row>", "more cells than header columns",
+                                   str(row)))
+            continue
+        accelerator = (row.get("AcceleratorName") or "").strip()
+        if not accelerator:
+            continue
+        try:
+            field = "AcceleratorCount"
+            count = parse_count(row.get("AcceleratorCount"))
+            if count is None or count < 1:
+                raise ValueError(f"GPU count must be >= 1, got {row.get('AcceleratorCount')!r}")
+            field = "GpuInfo"
+            detail_name, gpu_mem = _gpu_info(row.get("GpuInfo") or "")
+            field = "vCPUs"
+            vcpus = parse_number(row.get("vCPUs"))
+            field = "MemoryGiB"
+            ram = parse_number(row.get("MemoryGiB"))
+            prices = []
+            for field, model in (("Price", "on_demand"), ("SpotPrice", "spot")):
+                value = parse_number(row.get(field))
+                if value is None or value == 0:
+                    continue
+                if value < 0:
+                    raise ValueError(f"negative price {row.get(field)!r}")
+                prices.append((model, value))
+        except (ValueError, SyntaxError, KeyError, TypeError) as exc:
+            errors.append(RowError(url, f"line {lineno}", field, str(exc), str(row)))
+            continue
+        gpu_name = accelerator
+        if detail_name and detail_name.replace(" ", "").lower() != accelerator.replace(" ", "").lower():
+            gpu_name = f"{accelerator} ({detail_name})"
+        zone = (row.get("AvailabilityZone") or "").strip() or None
+        for model, price in prices:
+            records.append(
+                PriceObservation(
+                    provider=provider,
+                    offer_id=row["InstanceType"].strip(),
+                    region=row["Region"].strip(),
+                    zone=zone,
+                    gpu_name_raw=gpu_name,
+                    gpu_count=count,
+                    pricing_model=model,
+                    price_per_hour=price,
+                    currency="USD",
+                    observed_at=fetched_at,
+                    vcpus=vcpus,
+                    ram_gb=ram,
+                    gpu_memory_gb=gpu_mem,
+                )
+            )
+    return ParseResult(records, errors)

@@ -1,0 +1,187 @@
+"""The raw schema of the warehouse and the only code that writes it.
+
+Raw tables are append-only and keyed, so loading the same snapshot twice changes nothing. One
+snapshot's rows, its validation verdict and its quarantined rows are written in one transaction: a
+crash mid-load leaves the snapshot unloaded, and the next run loads it whole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+RAW_DDL = """
+create schema if not exists raw;
+
+create table if not exists raw.page_snapshots (
+    source          varchar not null,
+    url             varchar not null,
+    fetched_at      timestamptz not null,
+    http_status     integer not null,
+    content_type    varchar,
+    size_bytes      bigint not null,
+    sha256          varchar not null,
+    etag            varchar,
+    last_modified   varchar,
+    archive_path    varchar not null,
+    origin          varchar not null,
+    parser_version  varchar,
+    loaded_at       timestamptz not null,
+    primary key (source, url, fetched_at)
+);
+
+create table if not exists raw.price_observations (
+    source              varchar not null,
+    snapshot_url        varchar not null,
+    snapshot_fetched_at timestamptz not null,
+    snapshot_sha256     varchar not null,
+    row_index           integer not null,
+    provider            varchar not null,
+    offer_id            varchar not null,
+    region              varchar,
+    zone                varchar,
+    gpu_name_raw        varchar not null,
+    gpu_count           integer not null,
+    pricing_model       varchar not null,
+    price_per_hour      double not null,
+    currency            varchar not null,
+    observed_at         timestamptz not null,
+    vcpus               double,
+    ram_gb              double,
+    gpu_memory_gb       double,
+    parser_version      varchar not null,
+    primary key (source, snapshot_url, snapshot_fetched_at, row_index)
+);
+
+create table if not exists raw.snapshot_validations (
+    source              varchar not null,
+    snapshot_url        varchar not null,
+    snapshot_fetched_at timestamptz not null,
+    snapshot_sha256     varchar not null,
+    suite               varchar not null,
+    success             boolean not null,
+    row_count           integer not null,
+    failed_expectations varchar,
+    sample_rows         varchar,
+    validated_at        timestamptz not null,
+    primary key (source, snapshot_url, snapshot_fetched_at, suite)
+);
+
+create table if not exists raw.quarantine (
+    source              varchar not null,
+    snapshot_url        varchar not null,
+    snapshot_fetched_at timestamptz not null,
+    snapshot_sha256     varchar not null,
+    item_ref            varchar not null,
+    field               varchar not null,
+    reason              varchar not null,
+    raw                 varchar,
+    quarantined_at      timestamptz not null,
+    primary key (source, snapshot_url, snapshot_fetched_at, item_ref)
+);
+
+create table if not exists raw.source_runs (
+    run_id            varchar not null,
+    source            varchar not null,
+    url               varchar not null,
+    started_at        timestamptz not null,
+    fetch_status      varchar not null,
+    fetch_error       varchar,
+    used_archive      boolean not null,
+    primary key (run_id, source, url)
+);
+"""
+
+
+def connect(db_path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    if not read_only:
+        Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    return duckdb.connect(str(db_path), read_only=read_only)
+
+
+def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(RAW_DDL)
+
+
+def loaded_snapshot_keys(con: duckdb.DuckDBPyConnection, source: str) -> set[tuple[str, str]]:
+    rows = con.execute(
+        "select url, strftime(fetched_at at time zone 'UTC', '%Y-%m-%dT%H:%M:%S.%f') "
+        "from raw.page_snapshots where source = ?",
+        [source],
+    ).fetchall()
+    return {(url, ts) for url, ts in rows}
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def load_snapshot(
+    con: duckdb.DuckDBPyConnection,
+    snapshot: Any,
+    parser_version: str,
+    observations: pd.DataFrame,
+    validation: dict[str, Any] | None,
+    quarantine: Iterable[dict[str, Any]],
+) -> None:
+    """Write one snapshot with everything derived from it, in one transaction."""
+    now = _now()
+    fetched_at = datetime.fromisoformat(snapshot.fetched_at)
+    con.execute("begin transaction")
+    try:
+        con.execute(
+            "insert or ignore into raw.page_snapshots values (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [snapshot.source, snapshot.url, fetched_at, snapshot.http_status, snapshot.content_type,
+             snapshot.size_bytes, snapshot.sha256, snapshot.etag, snapshot.last_modified,
+             snapshot.archive_path, snapshot.origin, parser_version, now],
+        )
+        if len(observations):
+            frame = observations.copy()
+            frame["source"] = snapshot.source
+            frame["snapshot_url"] = snapshot.url
+            frame["snapshot_fetched_at"] = fetched_at
+            frame["snapshot_sha256"] = snapshot.sha256
+            frame["row_index"] = range(len(frame))
+            frame["parser_version"] = parser_version
+            con.register("_obs", frame)
+            con.execute("insert or ignore into raw.price_observations by name select * from _obs")
+            con.unregister("_obs")
+        if validation is not None:
+            con.execute(
+                "insert or replace into raw.snapshot_validations values (?,?,?,?,?,?,?,?,?,?)",
+                [snapshot.source, snapshot.url, fetched_at, snapshot.sha256, validation["suite"],
+                 validation["success"], validation["row_count"],
+                 json.dumps(validation.get("failed_expectations", []), default=str),
+                 json.dumps(validation.get("sample_rows", []), default=str), now],
+            )
+        for item in quarantine:
+            con.execute(
+                "insert or ignore into raw.quarantine values (?,?,?,?,?,?,?,?,?)",
+                [snapshot.source, snapshot.url, fetched_at, snapshot.sha256, item["item_ref"],
+                 item["field"], item["reason"], item.get("raw"), now],
+            )
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
+
+
+def record_source_run(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    source: str,
+    url: str,
+    fetch_status: str,
+    fetch_error: str | None,
+    used_archive: bool,
+) -> None:
+    con.execute(
+        "insert or replace into raw.source_runs values (?,?,?,?,?,?,?)",
+        [run_id, source, url, _now(), fetch_status, fetch_error, used_archive],
+    )

@@ -1,0 +1,73 @@
+"""Read-only queries behind the CLI. Never imports Dagster; opens the warehouse read-only."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import duckdb
+
+from warehouse import paths as wpaths
+
+
+class WarehouseMissing(Exception):
+    pass
+
+
+def _connect() -> duckdb.DuckDBPyConnection:
+    path = wpaths.current().db_path
+    if not path.exists():
+        raise WarehouseMissing(f"no warehouse at {path}; run `gpuledger refresh` first")
+    return duckdb.connect(str(path), read_only=True)
+
+
+def ranking(
+    day: date | None = None, pricing_model: str = "on_demand", not_after: date | None = None
+) -> dict[str, Any]:
+    con = _connect()
+    try:
+        try:
+            if day is None:
+                day = con.execute(
+                    "select max(day) from marts.fct_gpu_rankings_daily "
+                    "where pricing_model = ? and (? is null or day <= ?)",
+                    [pricing_model, not_after, not_after],
+                ).fetchone()[0]
+            cur = con.execute(
+                """
+                select gpu_rank, gpu_id, best_price_usd_per_gpu_hour, best_provider, best_offer_id,
+                       best_region, best_offer_gpu_count, n_offers, n_providers, is_stale,
+                       days_since_observed, observed_at
+                from marts.fct_gpu_rankings_daily
+                where day = ? and pricing_model = ?
+                order by gpu_rank
+                """,
+                [day, pricing_model],
+            )
+        except duckdb.CatalogException as exc:
+            raise WarehouseMissing(f"rankings not built yet ({exc}); run `gpuledger refresh`") from exc
+        columns = [d[0] for d in cur.description]
+        rows = [dict(zip(columns, r, strict=True)) for r in cur.fetchall()]
+    finally:
+        con.close()
+    return {"day": day, "pricing_model": pricing_model, "rows": rows}
+
+
+def render_ranking(result: dict[str, Any], limit: int | None = None) -> str:
+    rows = result["rows"]
+    if not rows:
+        return f"no ranking for {result['day']} ({result['pricing_model']})"
+    shown = rows[:limit] if limit else rows
+    lines = [
+        f"GPU ranking for {result['day']} ({result['pricing_model']}), cheapest USD per GPU-hour",
+        f"{'rank':>4}  {'gpu_id':<34} {'usd/gpu-h':>9}  {'provider':<11} {'offer':<34} {'region':<22} note",
+    ]
+    for r in shown:
+        note = f"stale {r['days_since_observed']}d" if r["is_stale"] else ""
+        lines.append(
+            f"{r['gpu_rank']:>4}  {r['gpu_id']:<34} {r['best_price_usd_per_gpu_hour']:>9.4f}  "
+            f"{r['best_provider']:<11} {r['best_offer_id'][:34]:<34} {r['best_region'][:22]:<22} {note}"
+        )
+    if limit and len(rows) > limit:
+        lines.append(f"... {len(rows) - limit} more (gpuledger rank --format json)")
+    return "\n".join(lines)
