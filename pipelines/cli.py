@@ -19,7 +19,9 @@ def _source_module(name: str):
     import sources
 
     if name not in sources.REGISTRY:
-        raise SystemExit(f"gpuledger: unknown source {name!r}; known: {', '.join(sources.REGISTRY)}")
+        raise SystemExit(
+            f"gpuledger: unknown source {name!r}; known: {', '.join(sources.REGISTRY)}"
+        )
     return sources.REGISTRY[name]
 
 
@@ -43,8 +45,11 @@ def cmd_parse(args: argparse.Namespace) -> int:
     for record in result.records:
         out.write(json.dumps(record.as_dict(), default=lambda v: v.isoformat()) + "\n")
     for err in result.row_errors:
-        print(f"gpuledger parse: {path}: {err.row_ref}: field {err.field!r}: {err.reason} "
-              "(row rejected)", file=sys.stderr)
+        print(
+            f"gpuledger parse: {path}: {err.row_ref}: field {err.field!r}: {err.reason} "
+            "(row rejected)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -61,11 +66,18 @@ def cmd_import_snapshot(args: argparse.Namespace) -> int:
         print(f"gpuledger import-snapshot: {path}: cannot read: {exc.strerror}", file=sys.stderr)
         return 2
     snap = Archive(paths.archive_dir).put(
-        module.NAME, args.url, _parse_ts(args.fetched_at), content, 200, args.content_type or "",
+        module.NAME,
+        args.url,
+        _parse_ts(args.fetched_at),
+        content,
+        200,
+        args.content_type or "",
         origin="import",
     )
-    print(f"archived {path} as {snap.sha256} ({snap.size_bytes} bytes) for {snap.source} "
-          f"{snap.url} @ {snap.fetched_at}; `gpuledger refresh --offline` loads it")
+    print(
+        f"archived {path} as {snap.sha256} ({snap.size_bytes} bytes) for {snap.source} "
+        f"{snap.url} @ {snap.fetched_at}; `gpuledger refresh --offline` loads it"
+    )
     return 0
 
 
@@ -73,11 +85,14 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     from pipelines.refresh import run_refresh
 
     as_of = date.fromisoformat(args.as_of) if args.as_of else datetime.now(UTC).date()
-    ok = run_refresh(as_of=as_of, offline=args.offline)
-    if not ok:
+    result = run_refresh(as_of=as_of, offline=args.offline)
+    if not result.success:
         return 1
-    return cmd_rank(argparse.Namespace(date=None, as_of=as_of, format="table",
-                                       pricing_model=args.pricing_model, limit=20))
+    return cmd_rank(
+        argparse.Namespace(
+            date=None, as_of=as_of, format="table", pricing_model=args.pricing_model, limit=20
+        )
+    )
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
@@ -85,8 +100,9 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
     day = date.fromisoformat(args.date) if args.date else None
     try:
-        result = ranking(day=day, pricing_model=args.pricing_model,
-                         not_after=getattr(args, "as_of", None))
+        result = ranking(
+            day=day, pricing_model=args.pricing_model, not_after=getattr(args, "as_of", None)
+        )
     except WarehouseMissing as exc:
         print(f"gpuledger rank: {exc}", file=sys.stderr)
         return 2

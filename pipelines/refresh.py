@@ -16,8 +16,8 @@ def run_refresh(
     paths: Paths | None = None,
     extra_config: dict[str, Any] | None = None,
     out=sys.stdout,
-) -> bool:
-    """Execute daily_refresh for `as_of`. Returns True on success; prints a per-source summary."""
+):
+    """Execute daily_refresh for `as_of`; print a per-source summary; return the Dagster result."""
     paths = prepare_environment(paths)
     import dagster as dg
 
@@ -36,7 +36,7 @@ def run_refresh(
     if not result.success:
         failed = [e.step_key for e in result.all_events if e.is_step_failure]
         print(f"refresh {result.run_id} FAILED in step(s): {', '.join(failed)}", file=out)
-    return result.success
+    return result
 
 
 def _print_summary(paths: Paths, run_id: str, out) -> None:
@@ -47,15 +47,18 @@ def _print_summary(paths: Paths, run_id: str, out) -> None:
             """
             select source, count(*) filter (where fetch_status in ('fetched', 'not_modified')),
                    count(*) filter (where fetch_status = 'failed'),
-                   bool_or(used_archive), any_value(fetch_error) filter (where fetch_error is not null)
+                   bool_or(used_archive),
+                   any_value(fetch_error) filter (where fetch_error is not null)
             from raw.source_runs where run_id = ? group by 1 order by 1
             """,
             [run_id],
         ).fetchall()
-        validations = dict(con.execute(
-            "select source, count(*) filter (where not success) from raw.snapshot_validations "
-            "group by 1"
-        ).fetchall())
+        validations = dict(
+            con.execute(
+                "select source, count(*) filter (where not success) from raw.snapshot_validations "
+                "group by 1"
+            ).fetchall()
+        )
     finally:
         con.close()
     print(f"refresh {run_id}:", file=out)

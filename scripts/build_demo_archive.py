@@ -46,14 +46,27 @@ def main(data_dir: Path) -> None:
         commit = rest.split("@", 1)[1].split(".", 1)[0]
         url = SKYPILOT.format(commit=commit, schema=schema, cloud=cloud)
         content = (data_dir / "prices" / "skypilot_catalog" / name).read_bytes()
-        archive.put("skypilot", url, datetime.fromisoformat(captured), content, 200,
-                    "text/csv", origin="demo")
+        archive.put(
+            "skypilot",
+            url,
+            datetime.fromisoformat(captured),
+            content,
+            200,
+            "text/csv",
+            origin="demo",
+        )
     for path in sorted((data_dir / "prices" / "coreweave_tracker").glob("*.json")):
         content = path.read_bytes()
         scraped = json.loads(content)["scrapedAt"].replace("Z", "+00:00")
-        archive.put("coreweave", COREWEAVE.format(day=path.stem),
-                    datetime.fromisoformat(scraped).astimezone(UTC), content, 200,
-                    "application/json", origin="demo")
+        archive.put(
+            "coreweave",
+            COREWEAVE.format(day=path.stem),
+            datetime.fromisoformat(scraped).astimezone(UTC),
+            content,
+            200,
+            "application/json",
+            origin="demo",
+        )
     n = sum(1 for _ in archive.snapshots())
     print(f"demo archive: {n} snapshots in {target}")
 

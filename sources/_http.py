@@ -1,8 +1,8 @@
 """The one HTTP client every source uses.
 
 Honest User-Agent, a timeout on every call, retries with backoff on 5xx / 429 / timeouts (never on
-other 4xx), robots.txt respected, a per-host rate limit, conditional GET (ETag / Last-Modified) and a
-size cap. Credentials, where a source needs them, come from environment variables only.
+other 4xx), robots.txt respected, a per-host rate limit, conditional GET (ETag / Last-Modified)
+and a size cap. Credentials, where a source needs them, come from environment variables only.
 """
 
 from __future__ import annotations
@@ -119,8 +119,10 @@ class HttpClient:
         parser = self._robots[base]
         return parser is None or parser.can_fetch(USER_AGENT, url)
 
-    def get(self, url: str, etag: str | None = None, last_modified: str | None = None) -> FetchResult:
-        """GET `url`. Raises FetchError naming the URL on network errors, 4xx/5xx, or oversize bodies."""
+    def get(
+        self, url: str, etag: str | None = None, last_modified: str | None = None
+    ) -> FetchResult:
+        """GET `url`; FetchError naming the URL on network errors, 4xx/5xx or oversize bodies."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https"):
             raise FetchError(url, f"unsupported URL scheme {parts.scheme!r}")
@@ -145,14 +147,22 @@ class HttpClient:
             raise FetchError(url, f"request failed: {_short(exc)}") from exc
         with resp:
             if resp.status_code == 304:
-                return FetchResult(url, 304, b"", resp.headers.get("Content-Type", ""), fetched_at,
-                                   resp.headers.get("ETag") or etag,
-                                   resp.headers.get("Last-Modified") or last_modified)
+                return FetchResult(
+                    url,
+                    304,
+                    b"",
+                    resp.headers.get("Content-Type", ""),
+                    fetched_at,
+                    resp.headers.get("ETag") or etag,
+                    resp.headers.get("Last-Modified") or last_modified,
+                )
             if resp.status_code >= 400:
                 raise FetchError(url, f"HTTP {resp.status_code} {resp.reason}", resp.status_code)
             declared = resp.headers.get("Content-Length")
             if declared and declared.isdigit() and int(declared) > self.max_bytes:
-                raise FetchError(url, f"body of {declared} bytes exceeds the cap of {self.max_bytes}")
+                raise FetchError(
+                    url, f"body of {declared} bytes exceeds the cap of {self.max_bytes}"
+                )
             chunks, size = [], 0
             try:
                 for chunk in resp.iter_content(chunk_size=65536):

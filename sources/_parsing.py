@@ -15,11 +15,15 @@ def decode_text(content: bytes, where: str) -> str:
     try:
         return content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ParseError(where, "<document>", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        raise ParseError(
+            where, "<document>", f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from exc
 
 
 def parse_number(value: object) -> float | None:
-    """A number from a JSON/CSV cell: 2.5, "2.5", "2,048" (thousands), "4^1" (footnote). Empty -> None.
+    """A number from a JSON/CSV cell: 2.5, "2.5", "2,048" (thousands), "4^1" (footnote).
+
+    Empty -> None.
 
     Raises ValueError for anything else, so the caller can name the field in its error.
     """

@@ -3,7 +3,7 @@
 Layout under the archive root (a local folder now; one interface so it can move to object storage):
 
     objects/<sha256[:2]>/<sha256>   the bytes, stored once however often they were fetched
-    index.jsonl                     one line per snapshot event (source, url, fetched_at, status, ...)
+    index.jsonl                     one line per snapshot event (source, url, fetched_at, ...)
 
 A snapshot event is keyed by (source, url, fetched_at). Writing the same event twice is a no-op.
 Objects are written to a temporary file and renamed into place, so a crash never leaves a partial
@@ -124,7 +124,9 @@ class Archive:
                     snap = Snapshot(**json.loads(line))
                 except (json.JSONDecodeError, TypeError) as exc:
                     # A torn last line (crash while appending) must not hide the rest of the index.
-                    raise ValueError(f"{self.index_path}:{lineno}: unreadable index line: {exc}") from exc
+                    raise ValueError(
+                        f"{self.index_path}:{lineno}: unreadable index line: {exc}"
+                    ) from exc
                 if source is None or snap.source == source:
                     yield snap
 

@@ -31,7 +31,9 @@ NAME = "coreweave"
 KIND = "price"
 PARSER_VERSION = "1"
 EXPECTED_ROWS = (4, 400)
-TRACKER_BASE = "https://raw.githubusercontent.com/PrashantSedhain/coreweave-pricing-tracker/main/data"
+TRACKER_BASE = (
+    "https://raw.githubusercontent.com/PrashantSedhain/coreweave-pricing-tracker/main/data"
+)
 PLAUSIBLE_GPU_COUNTS = {1, 2, 4, 8, 16}
 _PER_GPU_TOLERANCE = 0.02
 
@@ -39,9 +41,6 @@ _PER_GPU_TOLERANCE = 0.02
 def urls(as_of: date | None = None) -> tuple[str, ...]:
     day = as_of or datetime.now(UTC).date()
     return (f"{TRACKER_BASE}/{day.isoformat()}.json",)
-
-
-
 
 
 def _observed_at(doc: dict, url: str, fetched_at: datetime) -> datetime:
@@ -74,7 +73,9 @@ def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ParseError(url, "<document>", f"invalid JSON: {exc.msg} at line {exc.lineno}") from exc
+        raise ParseError(
+            url, "<document>", f"invalid JSON: {exc.msg} at line {exc.lineno}"
+        ) from exc
     if not isinstance(doc, dict):
         raise ParseError(url, "<document>", "expected a JSON object")
     regions = doc.get("regions")
@@ -114,7 +115,7 @@ def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
                 vcpus = parse_number(item.get("vcpus"))
                 field = "systemRAMGB"
                 ram = parse_number(item.get("systemRAMGB"))
-                for field, price in (("onDemandPrice", on_demand), ("spotPrice", spot)):
+                for field, price in (("onDemandPrice", on_demand), ("spotPrice", spot)):  # noqa: B007
                     if price is not None and price < 0:
                         raise ValueError(f"negative price {price}")
             except (ValueError, KeyError, TypeError) as exc:

@@ -35,13 +35,28 @@ CATALOG_BASE = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/
 SCHEMA_VERSION = "v8"
 # Clouds in the catalog that sell GPU instances.
 CLOUDS = (
-    "aws", "azure", "gcp", "oci", "lambda", "runpod", "nebius", "paperspace", "fluidstack",
-    "cudo", "vast", "do", "hyperbolic", "primeintellect", "seeweb", "vsphere",
+    "aws",
+    "azure",
+    "gcp",
+    "oci",
+    "lambda",
+    "runpod",
+    "nebius",
+    "paperspace",
+    "fluidstack",
+    "cudo",
+    "vast",
+    "do",
+    "hyperbolic",
+    "primeintellect",
+    "seeweb",
+    "vsphere",
 )
 URLS = tuple(f"{CATALOG_BASE}/{SCHEMA_VERSION}/{cloud}/vms.csv" for cloud in CLOUDS)
 
 REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region")
 MIN_GPU_MEMORY_GB, MAX_GPU_MEMORY_GB = 4.0, 1024.0
+_BARE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,63}$")
 _URL_PATH = re.compile(r"/catalogs/(v\d+)/([A-Za-z0-9_.-]+)/vms\.csv$")
 
 
@@ -63,7 +78,9 @@ def _gpu_info(raw: str) -> tuple[str | None, float | None]:
     if not raw:
         return None, None
     if not raw.startswith("{"):
-        return raw, None  # older files: a bare accelerator name
+        if not _BARE_NAME.match(raw):  # older files: a bare accelerator name, nothing else
+            raise ValueError(f"GpuInfo is neither a dict nor a GPU name: {raw[:60]!r}")
+        return raw, None
     info = ast.literal_eval(raw)
     if not isinstance(info, dict):
         raise ValueError("GpuInfo is not a dict")
@@ -74,7 +91,7 @@ def _gpu_info(raw: str) -> tuple[str | None, float | None]:
     mem = (first.get("MemoryInfo") or {}).get("SizeInMiB")
     mem_gb = round(float(mem) / 1024.0, 1) if mem not in (None, "") else None
     if mem_gb is not None and not MIN_GPU_MEMORY_GB <= mem_gb <= MAX_GPU_MEMORY_GB:
-        # Some catalogs write GB into the MiB field (runpod v8: 80 "MiB"); a hint this wrong is dropped.
+        # Some catalogs write GB into the MiB field (runpod v8: 80 "MiB"); such a hint is dropped.
         mem_gb = None
     return (str(first["Name"]) if first.get("Name") else None), mem_gb
 
@@ -104,8 +121,9 @@ def _parse_rows(
     errors: list[RowError] = []
     for lineno, row in enumerate(reader, start=2):
         if None in row:  # more cells than header columns
-            errors.append(RowError(url, f"line {lineno}", "<row>", "more cells than header columns",
-                                   str(row)))
+            errors.append(
+                RowError(url, f"line {lineno}", "<row>", "more cells than header columns", str(row))
+            )
             continue
         accelerator = (row.get("AcceleratorName") or "").strip()
         if not accelerator:
@@ -133,7 +151,10 @@ def _parse_rows(
             errors.append(RowError(url, f"line {lineno}", field, str(exc), str(row)))
             continue
         gpu_name = accelerator
-        if detail_name and detail_name.replace(" ", "").lower() != accelerator.replace(" ", "").lower():
+        if (
+            detail_name
+            and detail_name.replace(" ", "").lower() != accelerator.replace(" ", "").lower()
+        ):
             gpu_name = f"{accelerator} ({detail_name})"
         zone = (row.get("AvailabilityZone") or "").strip() or None
         for model, price in prices:

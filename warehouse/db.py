@@ -137,9 +137,21 @@ def load_snapshot(
     try:
         con.execute(
             "insert or ignore into raw.page_snapshots values (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [snapshot.source, snapshot.url, fetched_at, snapshot.http_status, snapshot.content_type,
-             snapshot.size_bytes, snapshot.sha256, snapshot.etag, snapshot.last_modified,
-             snapshot.archive_path, snapshot.origin, parser_version, now],
+            [
+                snapshot.source,
+                snapshot.url,
+                fetched_at,
+                snapshot.http_status,
+                snapshot.content_type,
+                snapshot.size_bytes,
+                snapshot.sha256,
+                snapshot.etag,
+                snapshot.last_modified,
+                snapshot.archive_path,
+                snapshot.origin,
+                parser_version,
+                now,
+            ],
         )
         if len(observations):
             frame = observations.copy()
@@ -155,16 +167,33 @@ def load_snapshot(
         if validation is not None:
             con.execute(
                 "insert or replace into raw.snapshot_validations values (?,?,?,?,?,?,?,?,?,?)",
-                [snapshot.source, snapshot.url, fetched_at, snapshot.sha256, validation["suite"],
-                 validation["success"], validation["row_count"],
-                 json.dumps(validation.get("failed_expectations", []), default=str),
-                 json.dumps(validation.get("sample_rows", []), default=str), now],
+                [
+                    snapshot.source,
+                    snapshot.url,
+                    fetched_at,
+                    snapshot.sha256,
+                    validation["suite"],
+                    validation["success"],
+                    validation["row_count"],
+                    json.dumps(validation.get("failed_expectations", []), default=str),
+                    json.dumps(validation.get("sample_rows", []), default=str),
+                    now,
+                ],
             )
         for item in quarantine:
             con.execute(
                 "insert or ignore into raw.quarantine values (?,?,?,?,?,?,?,?,?)",
-                [snapshot.source, snapshot.url, fetched_at, snapshot.sha256, item["item_ref"],
-                 item["field"], item["reason"], item.get("raw"), now],
+                [
+                    snapshot.source,
+                    snapshot.url,
+                    fetched_at,
+                    snapshot.sha256,
+                    item["item_ref"],
+                    item["field"],
+                    item["reason"],
+                    item.get("raw"),
+                    now,
+                ],
             )
         con.execute("commit")
     except BaseException:

@@ -45,7 +45,9 @@ def ranking(
                 [day, pricing_model],
             )
         except duckdb.CatalogException as exc:
-            raise WarehouseMissing(f"rankings not built yet ({exc}); run `gpuledger refresh`") from exc
+            raise WarehouseMissing(
+                f"rankings not built yet ({exc}); run `gpuledger refresh`"
+            ) from exc
         columns = [d[0] for d in cur.description]
         rows = [dict(zip(columns, r, strict=True)) for r in cur.fetchall()]
     finally:
@@ -58,15 +60,24 @@ def render_ranking(result: dict[str, Any], limit: int | None = None) -> str:
     if not rows:
         return f"no ranking for {result['day']} ({result['pricing_model']})"
     shown = rows[:limit] if limit else rows
+    row_format = "{:>4}  {:<34} {:>9}  {:<11} {:<34} {:<22} {}"
     lines = [
         f"GPU ranking for {result['day']} ({result['pricing_model']}), cheapest USD per GPU-hour",
-        f"{'rank':>4}  {'gpu_id':<34} {'usd/gpu-h':>9}  {'provider':<11} {'offer':<34} {'region':<22} note",
+        row_format.format("rank", "gpu_id", "usd/gpu-h", "provider", "offer", "region", "note"),
     ]
     for r in shown:
         note = f"stale {r['days_since_observed']}d" if r["is_stale"] else ""
+        price = f"{r['best_price_usd_per_gpu_hour']:.4f}"
         lines.append(
-            f"{r['gpu_rank']:>4}  {r['gpu_id']:<34} {r['best_price_usd_per_gpu_hour']:>9.4f}  "
-            f"{r['best_provider']:<11} {r['best_offer_id'][:34]:<34} {r['best_region'][:22]:<22} {note}"
+            row_format.format(
+                r["gpu_rank"],
+                r["gpu_id"],
+                price,
+                r["best_provider"],
+                r["best_offer_id"][:34],
+                r["best_region"][:22],
+                note,
+            )
         )
     if limit and len(rows) > limit:
         lines.append(f"... {len(rows) - limit} more (gpuledger rank --format json)")

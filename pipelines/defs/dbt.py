@@ -1,6 +1,7 @@
 """The dbt project as Dagster assets: staging -> intermediate -> marts, with dbt tests as checks."""
 
 import json
+import os
 
 import dagster as dg
 from dagster_dbt import DbtCliResource, dbt_assets
@@ -12,5 +13,7 @@ from pipelines.defs.resources import DBT_PROJECT, GpuledgerResource
 def gpuledger_dbt_models(
     context: dg.AssetExecutionContext, dbt: DbtCliResource, gpuledger: GpuledgerResource
 ):
+    # dbt's profile reads the warehouse path from the environment; this run's resource decides it.
+    os.environ["GPULEDGER_DB_PATH"] = str(gpuledger.paths.db_path)
     dbt_vars = {"as_of_date": gpuledger.as_of_date().isoformat()}
     yield from dbt.cli(["build", "--vars", json.dumps(dbt_vars)], context=context).stream()

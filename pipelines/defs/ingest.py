@@ -12,10 +12,9 @@ Dagster sense on purpose: every source feeds the one dbt step, and a blocking fa
 the models for all sources. The gate is on the data instead: staging reads passed snapshots only.
 """
 
-
 import dataclasses
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC
 from types import ModuleType
 
 import dagster as dg
@@ -32,7 +31,13 @@ from warehouse import db
 CHECK_NAME = "price_suite_passed"
 RAW_TABLE_KEYS = [
     dg.AssetKey(["raw", t])
-    for t in ("page_snapshots", "price_observations", "snapshot_validations", "quarantine", "source_runs")
+    for t in (
+        "page_snapshots",
+        "price_observations",
+        "snapshot_validations",
+        "quarantine",
+        "source_runs",
+    )
 ]
 OBSERVATION_COLUMNS = [f.name for f in dataclasses.fields(PriceObservation)]
 
@@ -86,8 +91,15 @@ def _fetch_into_archive(
             status = "not_modified"
         else:
             archive.put(
-                module.NAME, url, result.fetched_at, result.content, result.status,
-                result.content_type, result.etag, result.last_modified, origin="live",
+                module.NAME,
+                url,
+                result.fetched_at,
+                result.content,
+                result.status,
+                result.content_type,
+                result.etag,
+                result.last_modified,
+                origin="live",
             )
             status = "fetched"
         summary.fetched += 1
@@ -102,13 +114,18 @@ def _frame(records) -> pd.DataFrame:
 
 
 def _load_pending(
-    module: ModuleType, settings: GpuledgerResource, archive: Archive, con, summary: IngestSummary,
+    module: ModuleType,
+    settings: GpuledgerResource,
+    archive: Archive,
+    con,
+    summary: IngestSummary,
     log,
 ) -> None:
     as_of = settings.as_of_date()
     loaded = db.loaded_snapshot_keys(con, module.NAME)
     pending = [
-        snap for snap in archive.snapshots(module.NAME)
+        snap
+        for snap in archive.snapshots(module.NAME)
         if (snap.url, _key_ts(snap)) not in loaded and snap.fetched_at_dt.date() <= as_of
     ]
     for snap in sorted(pending, key=lambda s: (s.fetched_at, s.url)):
@@ -117,10 +134,17 @@ def _load_pending(
             result = module.parse(archive.read(snap.sha256), snap.url, snap.fetched_at_dt)
         except ParseError as exc:
             log.error(f"[{module.NAME}] {exc} (snapshot {snap.sha256[:12]} quarantined)")
-            outcome = ValidationOutcome(False, 0, [{"expectation": "parse", "field": exc.field,
-                                                    "reason": exc.reason}])
-            quarantine.append({"item_ref": "<document>", "field": exc.field,
-                               "reason": str(exc), "raw": snap.archive_path})
+            outcome = ValidationOutcome(
+                False, 0, [{"expectation": "parse", "field": exc.field, "reason": exc.reason}]
+            )
+            quarantine.append(
+                {
+                    "item_ref": "<document>",
+                    "field": exc.field,
+                    "reason": str(exc),
+                    "raw": snap.archive_path,
+                }
+            )
             frame = _frame([])
         else:
             frame = _frame(result.records)
@@ -136,19 +160,27 @@ def _load_pending(
         summary.rows_loaded += len(frame)
         summary.rows_quarantined += len(quarantine)
         if not outcome.success:
-            summary.snapshots_failed.append({
-                "url": snap.url, "fetched_at": snap.fetched_at, "sha256": snap.sha256,
-                "failed": [f.get("expectation") for f in outcome.failed_expectations],
-            })
-            log.error(f"[{module.NAME}] snapshot {snap.url} @ {snap.fetched_at} failed validation: "
-                      f"{outcome.failed_expectations}")
+            summary.snapshots_failed.append(
+                {
+                    "url": snap.url,
+                    "fetched_at": snap.fetched_at,
+                    "sha256": snap.sha256,
+                    "failed": [f.get("expectation") for f in outcome.failed_expectations],
+                }
+            )
+            log.error(
+                f"[{module.NAME}] snapshot {snap.url} @ {snap.fetched_at} failed validation: "
+                f"{outcome.failed_expectations}"
+            )
 
 
 def _key_ts(snap: Snapshot) -> str:
     return snap.fetched_at_dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
 
 
-def ingest_source(module: ModuleType, settings: GpuledgerResource, run_id: str, log) -> IngestSummary:
+def ingest_source(
+    module: ModuleType, settings: GpuledgerResource, run_id: str, log
+) -> IngestSummary:
     """Fetch (unless offline), archive, and load every pending snapshot of one source."""
     archive = settings.archive()
     con = db.connect(settings.paths.db_path)

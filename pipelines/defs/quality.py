@@ -19,10 +19,19 @@ from sources.records import PRICING_MODELS
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
 
 SUITE_NAME = "price_observations"
-REQUIRED_FIELDS = ("provider", "offer_id", "gpu_name_raw", "gpu_count", "pricing_model",
-                   "price_per_hour", "currency", "observed_at")
+REQUIRED_FIELDS = (
+    "provider",
+    "offer_id",
+    "gpu_name_raw",
+    "gpu_count",
+    "pricing_model",
+    "price_per_hour",
+    "currency",
+    "observed_at",
+)
 # USD per GPU-hour. The cheapest real offers are a few cents (old consumer cards on marketplaces);
-# the dearest list prices are well under 100 per GPU-hour. Outside this range a row is a parse error.
+# the dearest list prices are well under 100 per GPU-hour. Outside this range a row is a parse
+# error.
 MIN_PRICE_PER_GPU_HOUR = 0.01
 MAX_PRICE_PER_GPU_HOUR = 100.0
 MAX_GPU_COUNT = 16
@@ -96,7 +105,9 @@ def build_suite(expected_rows: tuple[int, int]):
             max_value=MAX_PRICE_PER_GPU_HOUR,
         )
     )
-    suite.add_expectation(gxe.ExpectColumnValuesToMatchRegex(column="currency", regex=r"^[A-Z]{3}$"))
+    suite.add_expectation(
+        gxe.ExpectColumnValuesToMatchRegex(column="currency", regex=r"^[A-Z]{3}$")
+    )
     return suite
 
 
@@ -115,16 +126,21 @@ def validate_prices(frame: pd.DataFrame, expected_rows: tuple[int, int]) -> Vali
             continue
         cfg = res.expectation_config
         details = res.result or {}
-        failed.append({
-            "expectation": cfg.type,
-            "kwargs": {k: v for k, v in cfg.kwargs.items() if k != "batch_id"},
-            "observed_value": details.get("observed_value"),
-            "unexpected_count": details.get("unexpected_count"),
-            "partial_unexpected_list": details.get("partial_unexpected_list"),
-        })
+        failed.append(
+            {
+                "expectation": cfg.type,
+                "kwargs": {k: v for k, v in cfg.kwargs.items() if k != "batch_id"},
+                "observed_value": details.get("observed_value"),
+                "unexpected_count": details.get("unexpected_count"),
+                "partial_unexpected_list": details.get("partial_unexpected_list"),
+            }
+        )
         bad_index.update(details.get("partial_unexpected_index_list") or [])
-    samples_frame = checked.loc[sorted(i for i in bad_index if i in checked.index)] if bad_index \
+    samples_frame = (
+        checked.loc[sorted(i for i in bad_index if i in checked.index)]
+        if bad_index
         else checked.head(0)
+    )
     if failed and samples_frame.empty:
         samples_frame = checked.head(SAMPLE_ROWS)
     samples = samples_frame.head(SAMPLE_ROWS).astype(str).to_dict(orient="records")

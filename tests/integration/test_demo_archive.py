@@ -1,0 +1,230 @@
+"""`make run` without network: the shipped demo archive, replayed offline, ends with a ranking.
+
+Also: a second run adds nothing, the warehouse rebuilds from the archive alone, and the CLI's
+read-only and import commands work on the result.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.refresh import run_refresh
+from tests.conftest import COREWEAVE, SKYPILOT
+from warehouse.paths import Paths
+
+pytestmark = pytest.mark.integration
+
+DAY = date(2026, 8, 22)
+OFFERS_DIGEST = """select count(*), round(sum(price_usd_per_gpu_hour), 6), count(distinct offer_key)
+                   from marts.fct_gpu_offers_daily"""
+RAW_TABLES = ("page_snapshots", "price_observations", "snapshot_validations", "quarantine")
+
+
+def query(paths: Paths, sql: str, params=None):
+    con = duckdb.connect(str(paths.db_path), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def raw_counts(paths: Paths) -> dict[str, int]:
+    return {t: query(paths, f"select count(*) from raw.{t}")[0][0] for t in RAW_TABLES}
+
+
+def gpuledger(paths: Paths, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "GPULEDGER_HOME": str(paths.home)}
+    return subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    paths = Paths(tmp_path_factory.mktemp("demo"))
+    out = io.StringIO()
+    result = run_refresh(DAY, offline=True, paths=paths, out=out)
+    assert result.success, out.getvalue()
+    return paths, out.getvalue()
+
+
+def test_demo_archive_is_loaded_whole(demo):
+    paths, summary = demo
+    assert "using archived snapshots" in summary
+    assert query(
+        paths, "select source, count(*) from raw.page_snapshots group by 1 order by 1"
+    ) == [("coreweave", 34), ("skypilot", 6)]
+    assert query(paths, "select distinct origin from raw.page_snapshots") == [("demo",)]
+    assert query(paths, "select bool_and(success) from raw.snapshot_validations") == [(True,)]
+    # The merged footnote ("41") rows of CoreWeave's European GB200 are quarantined, one per day.
+    assert query(paths, "select count(*), min(field) from raw.quarantine") == [(33, "gpuCount")]
+
+
+def test_ranking_of_the_last_demo_day(demo):
+    paths, _ = demo
+    rows = {
+        r[0]: r[1:]
+        for r in query(
+            paths,
+            """
+        select gpu_id, best_price_usd_per_gpu_hour, best_provider, best_offer_id, is_stale
+        from marts.fct_gpu_rankings_daily where day = ? and pricing_model = 'on_demand'""",
+            [DAY],
+        )
+    }
+    # H100 SXM: nebius 2.95 (1x, and 23.60 / 8 for 8x: a tie, broken by offer id) beats lambda 3.29
+    # (1x) and CoreWeave 49.24 / 8 = 6.155.
+    assert rows["nvidia-h100-sxm-80gb"] == (2.95, "nebius", "gpu-h100-sxm_1gpu-16vcpu-200gb", True)
+    assert rows["nvidia-gh200-96gb"][:2] == (1.49, "lambda")
+    assert rows["nvidia-b200-sxm-180gb"][1] in {"coreweave", "nebius"}
+    ranks = query(
+        paths,
+        """select gpu_rank, gpu_id from marts.fct_gpu_rankings_daily
+                            where day = ? and pricing_model = 'on_demand' order by gpu_rank""",
+        [DAY],
+    )
+    assert [r[0] for r in ranks] == list(range(1, len(ranks) + 1))
+    prices = query(
+        paths,
+        """select best_price_usd_per_gpu_hour from marts.fct_gpu_rankings_daily
+                             where day = ? and pricing_model = 'on_demand' order by gpu_rank""",
+        [DAY],
+    )
+    assert [p[0] for p in prices] == sorted(p[0] for p in prices)
+
+
+def test_offers_carry_forward_three_days_then_drop(demo):
+    paths, _ = demo
+    days = query(
+        paths,
+        """select min(day), max(day), bool_or(is_stale) from marts.fct_gpu_offers_daily
+                           where provider = 'lambda' and snapshot_url like '%4223d8e1%'""",
+    )
+    assert days == [(date(2026, 3, 13), date(2026, 3, 16), True)]
+
+
+def test_unresolved_names_are_listed_not_dropped(demo):
+    paths, _ = demo
+    listed = query(
+        paths,
+        """select resolution, candidate_gpu_ids from marts.gpu_names_unresolved
+                             where provider = 'paperspace' and offer_id = 'H100x8'""",
+    )
+    assert listed == [
+        ("ambiguous", "nvidia-h100-nvl-94gb|nvidia-h100-pcie-80gb|nvidia-h100-sxm-80gb")
+    ]
+    kept = query(
+        paths,
+        """select count(*) from marts.fct_gpu_offers_daily
+                           where provider = 'paperspace' and gpu_id is null""",
+    )
+    assert kept[0][0] > 0
+
+
+def test_second_run_adds_nothing_and_archive_rebuilds_the_warehouse(demo):
+    paths, _ = demo
+    before = raw_counts(paths)
+    offers = query(paths, OFFERS_DIGEST)
+    assert run_refresh(DAY, offline=True, paths=paths, out=io.StringIO()).success
+    assert raw_counts(paths) == before
+
+    paths.db_path.unlink()
+    assert run_refresh(DAY, offline=True, paths=paths, out=io.StringIO()).success
+    assert raw_counts(paths) == before
+    assert query(paths, OFFERS_DIGEST) == offers
+
+
+def test_cli_rank_reads_the_warehouse(demo):
+    paths, _ = demo
+    done = gpuledger(paths, "rank", "--date", "2026-08-22", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["day"] == "2026-08-22"
+    assert payload["rows"][0]["gpu_rank"] == 1
+    table = gpuledger(paths, "rank")
+    assert table.returncode == 0 and "GPU ranking for 2026-08-22 (on_demand)" in table.stdout
+
+
+def test_cli_import_snapshot_then_offline_refresh(demo):
+    paths, _ = demo
+    done = gpuledger(
+        paths,
+        "import-snapshot",
+        "--source",
+        "coreweave",
+        "--url",
+        "https://vendor.example/quote/coreweave-2026-08-23.json",
+        "--fetched-at",
+        "2026-08-23T07:00:00Z",
+        str(COREWEAVE / "2026-08-22.json"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert run_refresh(date(2026, 8, 23), offline=True, paths=paths, out=io.StringIO()).success
+    snaps = query(
+        paths,
+        """select origin, http_status from raw.page_snapshots
+                            where url like 'https://vendor.example/%'""",
+    )
+    assert snaps == [("import", 200)]
+
+
+def lambda_rows_with_gpu_and_price(path: Path) -> int:
+    with path.open(newline="") as fh:
+        return sum(
+            (1 if r["Price"] and float(r["Price"]) > 0 else 0)
+            + (1 if r["SpotPrice"] and float(r["SpotPrice"]) > 0 else 0)
+            for r in csv.DictReader(fh)
+            if r["AcceleratorName"]
+        )
+
+
+def test_cli_parse_prints_json_lines_for_an_unseen_cloud(tmp_path):
+    # A catalog of another cloud and schema version: the provider follows the URL.
+    path = SKYPILOT / "v7_lambda_vms@11580132.csv"
+    done = gpuledger(
+        Paths(tmp_path),
+        "parse",
+        "--source",
+        "skypilot",
+        "--url",
+        "https://mirror.example/catalogs/v9/fluidstack/vms.csv",
+        "--fetched-at",
+        "2026-08-20T09:00:00Z",
+        str(path),
+    )
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(records) == lambda_rows_with_gpu_and_price(path)
+    assert {r["provider"] for r in records} == {"fluidstack"}
+    assert records[0]["observed_at"] == "2026-08-20T09:00:00+00:00"
+
+
+def test_cli_parse_failure_names_the_file_and_exits_non_zero(tmp_path):
+    bad = tmp_path / "vms.csv"
+    bad.write_text("InstanceType,Region\nx,y\n")
+    done = gpuledger(
+        Paths(tmp_path),
+        "parse",
+        "--source",
+        "skypilot",
+        "--url",
+        "https://x/catalogs/v8/aws/vms.csv",
+        str(bad),
+    )
+    assert done.returncode == 1
+    assert str(bad) in done.stderr and "AcceleratorName" in done.stderr
+    assert done.stdout == ""

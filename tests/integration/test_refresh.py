@@ -1,0 +1,161 @@
+"""End to end: the daily_refresh Dagster job against a real HTTP server on 127.0.0.1, then dbt."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import UTC, datetime
+
+import duckdb
+import pytest
+
+from pipelines.refresh import run_refresh
+from tests.conftest import COREWEAVE, SKYPILOT, Route
+from warehouse.paths import Paths
+
+pytestmark = pytest.mark.integration
+
+TODAY = datetime.now(UTC).date()
+LAMBDA_V7 = SKYPILOT / "v7_lambda_vms@11580132.csv"
+CW_0822 = COREWEAVE / "2026-08-22.json"
+
+
+def query(paths: Paths, sql: str, params=None):
+    con = duckdb.connect(str(paths.db_path), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def refresh(paths: Paths, server, **config):
+    extra = {
+        "seed_demo_archive": False,
+        "http_min_interval_s": 0.0,
+        "http_retries": 1,
+        "http_timeout_s": 5.0,
+        "url_overrides": {
+            "skypilot": [server.url("/catalogs/v7/lambda/vms.csv")],
+            "coreweave": [server.url("/data/2026-08-22.json")],
+        },
+    }
+    extra.update(config)
+    return run_refresh(TODAY, offline=False, paths=paths, extra_config=extra, out=io.StringIO())
+
+
+def price_checks(result) -> set[tuple[str, bool]]:
+    return {
+        (e.asset_key.to_user_string(), e.passed)
+        for e in result.get_asset_check_evaluations()
+        if e.check_name == "price_suite_passed"
+    }
+
+
+def cheapest_lambda_on_demand(offer_id: str) -> float:
+    with LAMBDA_V7.open(newline="") as fh:
+        return min(float(r["Price"]) for r in csv.DictReader(fh) if r["InstanceType"] == offer_id)
+
+
+@pytest.fixture
+def served(http_server):
+    http_server.serve_file("/catalogs/v7/lambda/vms.csv", LAMBDA_V7, "text/csv")
+    http_server.serve_file("/data/2026-08-22.json", CW_0822, "application/json")
+    return http_server
+
+
+def test_live_fetch_through_dagster_and_dbt_to_the_marts(tmp_path, served):
+    paths = Paths(tmp_path)
+    result = refresh(paths, served)
+    assert result.success
+
+    snaps = query(paths, "select source, http_status, origin from raw.page_snapshots order by 1")
+    assert snaps == [("coreweave", 200, "live"), ("skypilot", 200, "live")]
+    assert served.hits["/catalogs/v7/lambda/vms.csv"] == 1
+
+    # Lambda was fetched today: today's ranking has its H100 PCIe at the catalog's price.
+    rank = query(
+        paths,
+        """
+        select best_provider, best_price_usd_per_gpu_hour, is_stale
+        from marts.fct_gpu_rankings_daily
+        where day = ? and pricing_model = 'on_demand' and gpu_id = 'nvidia-h100-pcie-80gb'""",
+        [TODAY],
+    )
+    assert rank == [("lambda", cheapest_lambda_on_demand("gpu_1x_h100_pcie"), False)]
+
+    # CoreWeave's page was scraped 2026-08-22: its HGX H100 is 49.24 / 8 per GPU-hour that day.
+    cw = query(
+        paths,
+        """
+        select gpu_id, price_usd_per_gpu_hour, gpu_count from marts.fct_gpu_offers_daily
+        where day = '2026-08-22' and provider = 'coreweave' and offer_id = 'NVIDIA HGX H100'
+          and region = 'North America' and pricing_model = 'on_demand'""",
+    )
+    assert cw == [("nvidia-h100-sxm-80gb", pytest.approx(6.155), 8)]
+
+    assert price_checks(result) == {("ingest/coreweave", True), ("ingest/skypilot", True)}
+    assert all(e.passed for e in result.get_asset_check_evaluations())  # dbt tests too
+
+    # Second run: the server answers 304; nothing in raw is duplicated, today's marts are unchanged.
+    before = query(paths, "select count(*) from marts.fct_gpu_offers_daily where day = ?", [TODAY])
+    assert refresh(paths, served).success
+    statuses = query(
+        paths, "select http_status, count(*) from raw.page_snapshots group by 1 order by 1"
+    )
+    assert statuses == [(200, 2), (304, 2)]
+    dupes = query(
+        paths,
+        """select count(*) from (select day, offer_key from marts.fct_gpu_offers_daily
+                            group by all having count(*) > 1)""",
+    )
+    assert dupes == [(0,)]
+    assert (
+        query(paths, "select count(*) from marts.fct_gpu_offers_daily where day = ?", [TODAY])
+        == before
+    )
+
+
+def test_one_source_down_the_other_still_reaches_the_marts(tmp_path, served):
+    served.routes["/data/2026-08-22.json"] = Route(b"upstream error", 500)
+    paths = Paths(tmp_path)
+    result = refresh(paths, served)
+    assert result.success
+    runs = query(paths, "select source, fetch_status, fetch_error from raw.source_runs order by 1")
+    assert runs[0][:2] == ("coreweave", "failed") and "HTTP 500" in runs[0][2]
+    assert runs[1][:2] == ("skypilot", "fetched")
+    providers = query(paths, "select distinct provider from marts.fct_gpu_offers_daily")
+    assert providers == [("lambda",)]
+    assert served.hits["/data/2026-08-22.json"] == 2  # retried once, then reported
+
+
+def test_failed_validation_stops_that_source_only(tmp_path, served):
+    doc = json.loads(CW_0822.read_text())
+    for region in doc["regions"]:
+        for gpu in region["gpu"]:
+            if gpu["onDemandPrice"]:
+                gpu["onDemandPrice"] = (
+                    gpu["onDemandPrice"] * 1000
+                )  # a scraper that lost the decimal
+    served.routes["/data/2026-08-22.json"] = Route(
+        json.dumps(doc).encode(), 200, "application/json"
+    )
+    paths = Paths(tmp_path)
+    result = refresh(paths, served)
+    assert result.success  # the run goes on; the bad snapshot is stopped, not the pipeline
+
+    assert price_checks(result) == {("ingest/coreweave", False), ("ingest/skypilot", True)}
+    verdict = query(
+        paths,
+        """select success, failed_expectations, sample_rows
+                              from raw.snapshot_validations where source = 'coreweave'""",
+    )
+    success, failed, samples = verdict[0]
+    assert success is False
+    assert json.loads(failed)[0]["kwargs"]["column"] == "price_per_gpu_hour"
+    assert json.loads(samples)  # the offending rows are stored for whoever investigates
+    # Kept in raw, kept out of the marts; the other source still builds.
+    assert query(
+        paths, "select count(*) > 0 from raw.price_observations where source = 'coreweave'"
+    ) == [(True,)]
+    assert query(paths, "select distinct provider from marts.fct_gpu_offers_daily") == [("lambda",)]

@@ -1,0 +1,50 @@
+"""The Dagster code location loads and has what the daily operation needs."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from pipelines.definitions import defs
+
+
+def test_job_schedule_and_assets():
+    job = defs.resolve_job_def("daily_refresh")
+    assert job.name == "daily_refresh"
+    schedule = defs.resolve_schedule_def("daily_refresh_schedule")
+    assert (schedule.cron_schedule, schedule.execution_timezone) == ("0 6 * * *", "UTC")
+    keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
+    # Asset keys are the warehouse's schema/table names.
+    assert {
+        "ingest/skypilot",
+        "ingest/coreweave",
+        "raw/price_observations",
+        "raw/snapshot_validations",
+        "staging/stg_price_observations",
+        "intermediate/int_gpu_names_resolved",
+        "reference/gpu_catalog",
+        "marts/fct_gpu_offers_daily",
+        "marts/fct_gpu_rankings_daily",
+        "marts/gpu_names_unresolved",
+        "marts/dim_gpu",
+    } <= keys
+
+
+def test_lineage_runs_from_sources_through_raw_to_the_marts():
+    graph = defs.resolve_asset_graph()
+
+    def parents(key: str) -> set[str]:
+        node = graph.get(dg.AssetKey.from_user_string(key))
+        return {k.to_user_string() for k in node.parent_keys}
+
+    assert {"ingest/skypilot", "ingest/coreweave"} <= parents("raw/price_observations")
+    assert "raw/price_observations" in parents("staging/stg_price_observations")
+    assert "marts/fct_gpu_offers_daily" in parents("marts/fct_gpu_rankings_daily")
+
+
+def test_every_price_source_has_its_validation_check():
+    graph = defs.resolve_asset_graph()
+    checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys}
+    assert {
+        ("ingest/skypilot", "price_suite_passed"),
+        ("ingest/coreweave", "price_suite_passed"),
+    } <= checks

@@ -1,0 +1,56 @@
+"""The content-addressed snapshot archive."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from sources.archive import Archive, sha256_hex
+
+T1 = datetime(2026, 8, 1, 8, tzinfo=UTC)
+T2 = datetime(2026, 8, 2, 8, tzinfo=UTC)
+
+
+def test_same_bytes_stored_once_each_fetch_recorded(tmp_path):
+    archive = Archive(tmp_path)
+    a = archive.put("s", "http://h/p", T1, b"page", 200, "text/html")
+    b = archive.put("s", "http://h/p", T2, b"page", 200, "text/html")
+    assert a.sha256 == b.sha256 == sha256_hex(b"page")
+    assert len(list((tmp_path / "objects").rglob("*"))) == 2  # one folder, one object
+    assert [s.fetched_at for s in archive.snapshots("s")] == [
+        "2026-08-01T08:00:00.000000+00:00",
+        "2026-08-02T08:00:00.000000+00:00",
+    ]
+    assert archive.read(a.sha256) == b"page"
+
+
+def test_same_event_twice_is_a_no_op(tmp_path):
+    archive = Archive(tmp_path)
+    archive.put("s", "http://h/p", T1, b"page")
+    archive.put("s", "http://h/p", T1, b"page")
+    assert len(list(archive.snapshots())) == 1
+
+
+def test_corrupted_object_is_detected(tmp_path):
+    archive = Archive(tmp_path)
+    snap = archive.put("s", "http://h/p", T1, b"page")
+    (tmp_path / snap.archive_path).write_bytes(b"tampered")
+    with pytest.raises(ValueError, match="corrupted"):
+        archive.read(snap.sha256)
+
+
+def test_naive_timestamps_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="timezone"):
+        Archive(tmp_path).put("s", "http://h/p", datetime(2026, 8, 1), b"x")
+
+
+def test_copy_from_and_latest(tmp_path):
+    src = Archive(tmp_path / "a")
+    src.put("s", "http://h/p", T1, b"one")
+    src.put("s", "http://h/p", T2, b"two")
+    dst = Archive(tmp_path / "b")
+    assert dst.copy_from(src, origin="demo") == 2
+    assert dst.copy_from(src, origin="demo") == 0
+    latest = dst.latest("s", "http://h/p")
+    assert (dst.read(latest.sha256), latest.origin) == (b"two", "demo")
