@@ -109,6 +109,12 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(result, default=str, indent=2))
     else:
+        as_of = getattr(args, "as_of", None)
+        if as_of and result["day"] and result["day"] < as_of:
+            print(
+                f"No ranking for {as_of}: no source has an accepted snapshot within "
+                f"max_staleness_days of it. Latest ranked day: {result['day']}."
+            )
         print(render_ranking(result, limit=getattr(args, "limit", None)))
     return 0 if result["rows"] else 3
 

@@ -28,7 +28,10 @@ def run_refresh(
     job = defs.resolve_job_def("daily_refresh")
     with dg.DagsterInstance.get() as instance:
         result = job.execute_in_process(
-            run_config={"resources": {"gpuledger": {"config": config}}},
+            run_config={
+                "resources": {"gpuledger": {"config": config}},
+                "loggers": {"console": {"config": {"log_level": "INFO"}}},
+            },
             instance=instance,
             raise_on_error=False,
         )

@@ -142,7 +142,7 @@ class HttpClient:
         except requests.Timeout as exc:
             raise FetchError(url, f"timed out after {self.timeout_s:g}s") from exc
         except requests.ConnectionError as exc:
-            raise FetchError(url, f"connection failed: {_short(exc)}") from exc
+            raise FetchError(url, _connection_reason(exc, parts.hostname or "")) from exc
         except requests.RequestException as exc:
             raise FetchError(url, f"request failed: {_short(exc)}") from exc
         with resp:
@@ -181,6 +181,17 @@ class HttpClient:
                 etag=resp.headers.get("ETag"),
                 last_modified=resp.headers.get("Last-Modified"),
             )
+
+
+def _connection_reason(exc: Exception, host: str) -> str:
+    text = str(exc)
+    if "NameResolutionError" in text or "Failed to resolve" in text or "Name or service" in text:
+        return f"DNS lookup failed for {host} (network down or unknown host)"
+    if "Connection refused" in text:
+        return f"connection refused by {host}"
+    if "timed out" in text.lower():
+        return f"connection to {host} timed out"
+    return f"connection failed: {_short(exc)}"
 
 
 def _short(exc: Exception) -> str:

@@ -33,25 +33,11 @@ PARSER_VERSION = "1"
 EXPECTED_ROWS = (1, 50_000)
 CATALOG_BASE = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs"
 SCHEMA_VERSION = "v8"
-# Clouds in the catalog that sell GPU instances.
+# Clouds that carry GPUs, as listed in the catalog's own common/accelerators.csv (v8@001ca549).
 CLOUDS = (
-    "aws",
-    "azure",
-    "gcp",
-    "oci",
-    "lambda",
-    "runpod",
-    "nebius",
-    "paperspace",
-    "fluidstack",
-    "cudo",
-    "vast",
-    "do",
-    "hyperbolic",
-    "primeintellect",
-    "seeweb",
-    "vsphere",
-)
+    "aws", "azure", "cudo", "do", "fluidstack", "gcp", "hyperbolic", "ibm", "lambda", "nebius",
+    "oci", "paperspace", "primeintellect", "runpod", "scp", "seeweb", "vast",
+)  # fmt: skip
 URLS = tuple(f"{CATALOG_BASE}/{SCHEMA_VERSION}/{cloud}/vms.csv" for cloud in CLOUDS)
 
 REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region")

@@ -30,7 +30,11 @@ def env_for(home: Path) -> dict[str, str]:
 def test_definitions_validate(tmp_path):
     done = subprocess.run(
         [str(BIN / "dagster"), "definitions", "validate", "-w", "workspace.yaml"],
-        cwd=REPO, env=env_for(tmp_path), capture_output=True, text=True, timeout=300,
+        cwd=REPO,
+        env=env_for(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "All code locations passed validation" in done.stderr + done.stdout
@@ -46,7 +50,10 @@ def test_dagster_dev_serves_the_asset_graph(tmp_path):
     port = free_port()
     proc = subprocess.Popen(
         [str(BIN / "dagster"), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
-        cwd=REPO, env=env_for(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=REPO,
+        env=env_for(tmp_path),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
     query = json.dumps({"query": "{ assetNodes { assetKey { path } } }"}).encode()
@@ -57,7 +64,8 @@ def test_dagster_dev_serves_the_asset_graph(tmp_path):
             time.sleep(2)
             try:
                 req = urllib.request.Request(
-                    f"http://127.0.0.1:{port}/graphql", data=query,
+                    f"http://127.0.0.1:{port}/graphql",
+                    data=query,
                     headers={"Content-Type": "application/json"},
                 )
                 with urllib.request.urlopen(req, timeout=10) as resp:
