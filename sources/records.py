@@ -61,7 +61,7 @@ class PriceObservation:
     offer_id: str
     region: str
     gpu_name_raw: str
-    gpu_count: int
+    gpu_count: int | float  # whole GPUs; a fraction only for GPU slices (see sources.skypilot)
     pricing_model: str
     price_per_hour: float
     currency: str

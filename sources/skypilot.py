@@ -9,6 +9,10 @@ executes code.
 
 Rules: rows without an accelerator are CPU instances and are skipped; `Price` is on-demand and
 `SpotPrice` is spot, each a separate record; an empty or zero price is not a price (no record).
+`AcceleratorCount` is kept as the catalog says: whole GPUs as an int, a GPU slice (Azure sells 1/6
+or 1/2 of an A10) as a fraction; the pipeline sets slices aside, since a per-GPU price of a slice is
+not comparable. GCP lists attachable GPUs as rows without an instance type, priced for the GPUs
+alone; their offer_id is `gpu:<accelerator>:<count>`.
 
 Verified on real catalog files: lambda (v5 twice, v7), runpod (v6, v8 excerpt), paperspace (v6),
 nebius (v7), gcp (v8 excerpt).
@@ -23,7 +27,7 @@ import re
 from datetime import datetime
 
 from sources._http import fetch_page as fetch  # noqa: F401
-from sources._parsing import decode_text, parse_count, parse_number
+from sources._parsing import decode_text, parse_number
 from sources.records import ParseError, ParseResult, PriceObservation, RowError
 
 NAME = "skypilot"
@@ -116,9 +120,11 @@ def _parse_rows(
             continue
         try:
             field = "AcceleratorCount"
-            count = parse_count(row.get("AcceleratorCount"))
-            if count is None or count < 1:
-                raise ValueError(f"GPU count must be >= 1, got {row.get('AcceleratorCount')!r}")
+            share = parse_number(row.get("AcceleratorCount"))
+            if share is None or share <= 0:
+                raise ValueError(f"GPU count must be > 0, got {row.get('AcceleratorCount')!r}")
+            # Whole GPUs as int; a GPU slice (azure's 1/6 A10) stays a fraction, see the docstring.
+            count = int(share) if share.is_integer() else share
             field = "GpuInfo"
             detail_name, gpu_mem = _gpu_info(row.get("GpuInfo") or "")
             field = "vCPUs"
@@ -143,11 +149,13 @@ def _parse_rows(
         ):
             gpu_name = f"{accelerator} ({detail_name})"
         zone = (row.get("AvailabilityZone") or "").strip() or None
+        # GCP lists attachable GPUs as rows without an instance type, priced for the GPUs alone.
+        offer_id = row["InstanceType"].strip() or f"gpu:{accelerator}:{share:g}"
         for model, price in prices:
             records.append(
                 PriceObservation(
                     provider=provider,
-                    offer_id=row["InstanceType"].strip(),
+                    offer_id=offer_id,
                     region=row["Region"].strip(),
                     zone=zone,
                     gpu_name_raw=gpu_name,

@@ -13,6 +13,7 @@ the models for all sources. The gate is on the data instead: staging reads passe
 """
 
 import dataclasses
+import json
 from dataclasses import dataclass, field
 from datetime import UTC
 from types import ModuleType
@@ -107,6 +108,29 @@ def _fetch_into_archive(
     return summary
 
 
+def split_gpu_slices(records: list[PriceObservation]) -> tuple[list[PriceObservation], list[dict]]:
+    """Whole-GPU offers, and GPU slices (a fraction of one GPU) as quarantine items with the reason.
+
+    A slice's price per GPU-hour (price / 0.167) is not a price anyone can buy a GPU-hour at, so it
+    must not be ranked; it is kept, with the row, for whoever wants to look.
+    """
+    whole, slices = [], []
+    for index, rec in enumerate(records):
+        if float(rec.gpu_count).is_integer() and rec.gpu_count >= 1:
+            whole.append(rec)
+            continue
+        slices.append(
+            {
+                "item_ref": f"record {index}: {rec.offer_id} {rec.region} {rec.zone or ''} "
+                f"{rec.pricing_model}".strip(),
+                "field": "gpu_count",
+                "reason": f"GPU slice ({rec.gpu_count:g} of a GPU): not comparable per GPU-hour",
+                "raw": json.dumps(rec.as_dict(), default=str),
+            }
+        )
+    return whole, slices
+
+
 def _frame(records) -> pd.DataFrame:
     frame = pd.DataFrame([r.as_dict() for r in records], columns=OBSERVATION_COLUMNS)
     frame["observed_at"] = pd.to_datetime(frame["observed_at"], utc=True)
@@ -147,12 +171,13 @@ def _load_pending(
             )
             frame = _frame([])
         else:
-            frame = _frame(result.records)
+            whole, slices = split_gpu_slices(result.records)
+            frame = _frame(whole)
             outcome = validate_prices(frame, module.EXPECTED_ROWS)
             quarantine = [
                 {"item_ref": e.row_ref, "field": e.field, "reason": e.reason, "raw": e.raw}
                 for e in result.row_errors
-            ]
+            ] + slices
             for e in result.row_errors:
                 log.warning(f"[{module.NAME}] {e.where} {e.row_ref}: field {e.field!r}: {e.reason}")
         db.load_snapshot(con, snap, module.PARSER_VERSION, frame, outcome.as_record(), quarantine)

@@ -185,3 +185,19 @@ def test_bad_rows_are_rejected_with_their_field_and_the_rest_kept():
         ("line 6", "GpuInfo"),
     ]
     assert "abc" in result.row_errors[0].reason
+
+
+def test_gpu_slices_and_gpu_only_rows_are_records_as_the_catalog_says():
+    text = (
+        "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,SpotPrice,Region\n"
+        "Standard_NV6ads_A10_v5,A10,0.167,6,55,0.454,0.0454,eastus\n"
+        ",A100,1,,,2.933908,0.880172,us-central1\n"
+    )
+    result = skypilot.parse(text.encode(), "https://x/catalogs/v8/azure/vms.csv", FETCHED_AT)
+    got = {(r.offer_id, r.pricing_model): (r.gpu_count, r.price_per_hour) for r in result.records}
+    assert got == {
+        ("Standard_NV6ads_A10_v5", "on_demand"): (0.167, 0.454),
+        ("Standard_NV6ads_A10_v5", "spot"): (0.167, 0.0454),
+        ("gpu:A100:1", "on_demand"): (1, 2.933908),
+        ("gpu:A100:1", "spot"): (1, 0.880172),
+    }

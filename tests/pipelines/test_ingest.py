@@ -1,0 +1,27 @@
+"""Ingest helpers that decide what reaches validation."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from pipelines.defs.ingest import split_gpu_slices
+from sources.records import PriceObservation
+
+T = datetime(2026, 8, 20, tzinfo=UTC)
+
+
+def offer(offer_id: str, count) -> PriceObservation:
+    return PriceObservation("azure", offer_id, "eastus", "A10", count, "on_demand", 0.454, "USD", T)
+
+
+def test_gpu_slices_are_set_aside_with_their_reason_and_row():
+    whole, slices = split_gpu_slices([offer("NC24", 4), offer("NV6ads", 0.167), offer("NV18", 0.5)])
+    assert [r.offer_id for r in whole] == ["NC24"]
+    assert [s["item_ref"] for s in slices] == [
+        "record 1: NV6ads eastus  on_demand",
+        "record 2: NV18 eastus  on_demand",
+    ]
+    assert slices[0]["field"] == "gpu_count"
+    assert "0.167 of a GPU" in slices[0]["reason"]
+    assert json.loads(slices[0]["raw"])["price_per_hour"] == 0.454
