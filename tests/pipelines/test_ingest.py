@@ -25,3 +25,16 @@ def test_gpu_slices_are_set_aside_with_their_reason_and_row():
     assert slices[0]["field"] == "gpu_count"
     assert "0.167 of a GPU" in slices[0]["reason"]
     assert json.loads(slices[0]["raw"])["price_per_hour"] == 0.454
+
+
+def test_only_the_newest_dbt_run_folders_are_kept(tmp_path):
+    from pipelines.defs.dbt import prune_run_folders
+
+    for name in ["20261128T060000-aaaa", "20261129T060000-bbbb", "20261130T060000-cccc"]:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "run_results.json").write_text("{}")
+    prune_run_folders(tmp_path, keep=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "20261129T060000-bbbb",
+        "20261130T060000-cccc",
+    ]
