@@ -112,8 +112,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
         as_of = getattr(args, "as_of", None)
         if as_of and result["day"] and result["day"] < as_of:
             print(
-                f"No ranking for {as_of}: no source has an accepted snapshot within "
-                f"max_staleness_days of it. Latest ranked day: {result['day']}."
+                f"No fresh prices for {as_of}: every source's newest accepted capture is older. "
+                f"Showing the day of the newest capture, {result['day']}."
             )
         print(render_ranking(result, limit=getattr(args, "limit", None)))
     return 0 if result["rows"] else 3
@@ -145,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_import_snapshot)
 
     p = sub.add_parser("rank", help="the daily GPU ranking (read-only)")
-    p.add_argument("--date", help="day to show (default: the latest ranked day)")
+    p.add_argument("--date", help="day to show (default: the newest day with fresh prices)")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.add_argument("--pricing-model", default="on_demand")
     p.add_argument("--limit", type=int, default=None)

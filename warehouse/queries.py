@@ -28,9 +28,13 @@ def ranking(
     try:
         try:
             if day is None:
+                # The newest day with freshly observed prices (not only carried-forward ones).
                 day = con.execute(
-                    "select max(day) from marts.fct_gpu_rankings_daily "
-                    "where pricing_model = ? and (? is null or day <= ?)",
+                    """
+                    select max(day) from marts.fct_gpu_rankings_daily
+                    where pricing_model = ? and (? is null or day <= ?)
+                      and day <= (select max(observed_date) from marts.fct_gpu_offers_daily)
+                    """,
                     [pricing_model, not_after, not_after],
                 ).fetchone()[0]
             cur = con.execute(
