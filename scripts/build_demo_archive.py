@@ -4,6 +4,7 @@
 
 Every file is stored byte for byte under the URL it was published at and its capture time:
 - CoreWeave tracker files: `scrapedAt` of the file itself (34 days, 2026-03-13 .. 2026-08-22).
+- CoreWeave docs pages: the commit date of each version (noon UTC), 2021-04-28 .. 2023-06-22.
 - SkyPilot catalogs carry no capture date, only a version order (lambda v5@4223d8e1 < v5@2a8fa5b2 <
   v7@11580132). The demo assigns capture dates inside the CoreWeave window that keep that order;
   `origin` is "demo" on every snapshot so nobody mistakes them for live fetches.
@@ -23,6 +24,11 @@ sys.path.insert(0, str(REPO))
 from sources.archive import Archive  # noqa: E402
 
 SKYPILOT = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/{commit}/catalogs/{schema}/{cloud}/vms.csv"
+DOCS = "https://raw.githubusercontent.com/coreweave/kubernetes-cloud/{commit}/docs/{page}"
+DOCS_PAGES = {
+    "resource-based-pricing": "resources/resource-based-pricing.md",
+    "node-types": "coreweave-kubernetes/node-types.md",
+}
 COREWEAVE = "https://raw.githubusercontent.com/PrashantSedhain/coreweave-pricing-tracker/9b48aedc/data/{day}.json"
 
 # (file, assigned capture time). Full catalogs only; head excerpts stay test fixtures.
@@ -53,6 +59,19 @@ def main(data_dir: Path) -> None:
             content,
             200,
             "text/csv",
+            origin="demo",
+        )
+    # CoreWeave docs: the full markdown of each version, captured at its commit date.
+    for path in sorted((data_dir / "pages" / "coreweave_pricing_docs").glob("*.md")):
+        day, commit, page = path.stem.split("_", 2)
+        url = DOCS.format(commit=commit, page=DOCS_PAGES[page])
+        archive.put(
+            "coreweave_docs",
+            url,
+            datetime.fromisoformat(f"{day}T12:00:00+00:00"),
+            path.read_bytes(),
+            200,
+            "text/markdown",
             origin="demo",
         )
     for path in sorted((data_dir / "prices" / "coreweave_tracker").glob("*.json")):

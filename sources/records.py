@@ -81,9 +81,39 @@ class PriceObservation:
         return dataclasses.asdict(self)
 
 
+@dataclass(frozen=True)
+class GpuSpecObservation:
+    """What one source says about one GPU model: memory, bandwidth, dense TFLOPS, power, form.
+
+    TFLOPS are dense (without sparsity); a source that prints sparse figures is halved by its parser
+    and says so. Fields a source does not give stay None.
+    """
+
+    gpu_name_raw: str
+    observed_at: datetime
+    offer_id: str = ""  # a provider's label for the GPU, when the spec table has one
+    memory_gb: float | None = None
+    memory_bandwidth_gb_s: float | None = None
+    fp16_tflops: float | None = None
+    fp8_tflops: float | None = None
+    tdp_w: float | None = None
+    form_factor: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.observed_at.tzinfo is None:
+            raise ValueError("observed_at must be timezone-aware (UTC)")
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 @dataclass
 class ParseResult:
-    """What a parser returns: the good records and the rows it had to reject."""
+    """What a parser returns: the good records and the rows it had to reject.
+
+    `records` are price observations; `specs` are GPU spec observations (a page may carry both).
+    """
 
     records: list[PriceObservation]
     row_errors: list[RowError] = dataclasses.field(default_factory=list)
+    specs: list[GpuSpecObservation] = dataclasses.field(default_factory=list)

@@ -59,6 +59,25 @@ create table if not exists raw.price_observations (
     primary key (source, snapshot_url, snapshot_fetched_at, row_index)
 );
 
+create table if not exists raw.gpu_specs (
+    source                varchar not null,
+    snapshot_url          varchar not null,
+    snapshot_fetched_at   timestamptz not null,
+    snapshot_sha256       varchar not null,
+    row_index             integer not null,
+    gpu_name_raw          varchar not null,
+    offer_id              varchar,
+    memory_gb             double,
+    memory_bandwidth_gb_s double,
+    fp16_tflops           double,
+    fp8_tflops            double,
+    tdp_w                 double,
+    form_factor           varchar,
+    observed_at           timestamptz not null,
+    parser_version        varchar not null,
+    primary key (source, snapshot_url, snapshot_fetched_at, row_index)
+);
+
 create table if not exists raw.snapshot_validations (
     source              varchar not null,
     snapshot_url        varchar not null,
@@ -99,6 +118,9 @@ create table if not exists raw.source_runs (
 """
 
 
+RAW_ROW_TABLES = ("price_observations", "gpu_specs")
+
+
 def connect(db_path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     if not read_only:
         Path(db_path).parent.mkdir(parents=True, exist_ok=True)
@@ -126,11 +148,14 @@ def load_snapshot(
     con: duckdb.DuckDBPyConnection,
     snapshot: Any,
     parser_version: str,
-    observations: pd.DataFrame,
-    validation: dict[str, Any] | None,
+    frames: dict[str, pd.DataFrame],
+    validations: Iterable[dict[str, Any]],
     quarantine: Iterable[dict[str, Any]],
 ) -> None:
-    """Write one snapshot with everything derived from it, in one transaction."""
+    """Write one snapshot with everything derived from it, in one transaction.
+
+    `frames` maps a raw table name (price_observations, gpu_specs) to its rows from this snapshot.
+    """
     now = _now()
     fetched_at = datetime.fromisoformat(snapshot.fetched_at)
     con.execute("begin transaction")
@@ -153,18 +178,22 @@ def load_snapshot(
                 now,
             ],
         )
-        if len(observations):
-            frame = observations.copy()
+        for table, rows in frames.items():
+            if table not in RAW_ROW_TABLES:
+                raise ValueError(f"not a raw row table: {table}")
+            if not len(rows):
+                continue
+            frame = rows.copy()
             frame["source"] = snapshot.source
             frame["snapshot_url"] = snapshot.url
             frame["snapshot_fetched_at"] = fetched_at
             frame["snapshot_sha256"] = snapshot.sha256
             frame["row_index"] = range(len(frame))
             frame["parser_version"] = parser_version
-            con.register("_obs", frame)
-            con.execute("insert or ignore into raw.price_observations by name select * from _obs")
-            con.unregister("_obs")
-        if validation is not None:
+            con.register("_rows", frame)
+            con.execute(f"insert or ignore into raw.{table} by name select * from _rows")
+            con.unregister("_rows")
+        for validation in validations:
             con.execute(
                 "insert or replace into raw.snapshot_validations values (?,?,?,?,?,?,?,?,?,?)",
                 [

@@ -22,11 +22,11 @@ import dagster as dg
 import pandas as pd
 
 import sources
-from pipelines.defs.quality import ValidationOutcome, validate_prices
+from pipelines.defs.quality import ValidationOutcome, validate_prices, validate_specs
 from pipelines.defs.resources import GpuledgerResource
 from sources._http import FetchError
 from sources.archive import Archive, Snapshot
-from sources.records import ParseError, PriceObservation
+from sources.records import GpuSpecObservation, ParseError, PriceObservation
 from warehouse import db
 
 CHECK_NAME = "price_suite_passed"
@@ -35,12 +35,14 @@ RAW_TABLE_KEYS = [
     for t in (
         "page_snapshots",
         "price_observations",
+        "gpu_specs",
         "snapshot_validations",
         "quarantine",
         "source_runs",
     )
 ]
 OBSERVATION_COLUMNS = [f.name for f in dataclasses.fields(PriceObservation)]
+SPEC_COLUMNS = [f.name for f in dataclasses.fields(GpuSpecObservation)]
 
 
 @dataclass
@@ -131,6 +133,12 @@ def split_gpu_slices(records: list[PriceObservation]) -> tuple[list[PriceObserva
     return whole, slices
 
 
+def _spec_frame(specs) -> pd.DataFrame:
+    frame = pd.DataFrame([s.as_dict() for s in specs], columns=SPEC_COLUMNS)
+    frame["observed_at"] = pd.to_datetime(frame["observed_at"], utc=True)
+    return frame
+
+
 def _frame(records) -> pd.DataFrame:
     frame = pd.DataFrame([r.as_dict() for r in records], columns=OBSERVATION_COLUMNS)
     frame["observed_at"] = pd.to_datetime(frame["observed_at"], utc=True)
@@ -153,50 +161,60 @@ def _load_pending(
         if (snap.url, _key_ts(snap)) not in loaded and snap.fetched_at_dt.date() <= as_of
     ]
     for snap in sorted(pending, key=lambda s: (s.fetched_at, s.url)):
-        quarantine: list[dict] = []
-        try:
-            result = module.parse(archive.read(snap.sha256), snap.url, snap.fetched_at_dt)
-        except ParseError as exc:
-            log.error(f"[{module.NAME}] {exc} (snapshot {snap.sha256[:12]} quarantined)")
-            outcome = ValidationOutcome(
-                False, 0, [{"expectation": "parse", "field": exc.field, "reason": exc.reason}]
-            )
-            quarantine.append(
-                {
-                    "item_ref": "<document>",
-                    "field": exc.field,
-                    "reason": str(exc),
-                    "raw": snap.archive_path,
-                }
-            )
-            frame = _frame([])
-        else:
-            whole, slices = split_gpu_slices(result.records)
-            frame = _frame(whole)
-            outcome = validate_prices(frame, module.EXPECTED_ROWS)
-            quarantine = [
-                {"item_ref": e.row_ref, "field": e.field, "reason": e.reason, "raw": e.raw}
-                for e in result.row_errors
-            ] + slices
-            for e in result.row_errors:
-                log.warning(f"[{module.NAME}] {e.where} {e.row_ref}: field {e.field!r}: {e.reason}")
-        db.load_snapshot(con, snap, module.PARSER_VERSION, frame, outcome.as_record(), quarantine)
+        frames, outcomes, quarantine = _parse_and_validate(module, archive, snap, log)
+        db.load_snapshot(
+            con, snap, module.PARSER_VERSION, frames, [o.as_record() for o in outcomes], quarantine
+        )
         summary.snapshots_loaded += 1
-        summary.rows_loaded += len(frame)
+        summary.rows_loaded += sum(len(f) for f in frames.values())
         summary.rows_quarantined += len(quarantine)
-        if not outcome.success:
+        failed = [f for o in outcomes for f in o.failed_expectations]
+        if failed:
             summary.snapshots_failed.append(
                 {
                     "url": snap.url,
                     "fetched_at": snap.fetched_at,
                     "sha256": snap.sha256,
-                    "failed": [f.get("expectation") for f in outcome.failed_expectations],
+                    "failed": [f.get("expectation") for f in failed],
                 }
             )
-            log.error(
-                f"[{module.NAME}] snapshot {snap.url} @ {snap.fetched_at} failed validation: "
-                f"{outcome.failed_expectations}"
-            )
+            log.error(f"[{module.NAME}] snapshot {snap.url} @ {snap.fetched_at} failed: {failed}")
+
+
+def _parse_and_validate(module: ModuleType, archive: Archive, snap: Snapshot, log):
+    """Parse one snapshot and run its suites: (frames by raw table, outcomes, quarantine)."""
+    try:
+        result = module.parse(archive.read(snap.sha256), snap.url, snap.fetched_at_dt)
+    except ParseError as exc:
+        log.error(f"[{module.NAME}] {exc} (snapshot {snap.sha256[:12]} quarantined)")
+        outcome = ValidationOutcome(
+            False, 0, [{"expectation": "parse", "field": exc.field, "reason": exc.reason}]
+        )
+        quarantine = [
+            {
+                "item_ref": "<document>",
+                "field": exc.field,
+                "reason": str(exc),
+                "raw": snap.archive_path,
+            }
+        ]
+        return {}, [outcome], quarantine
+    whole, slices = split_gpu_slices(result.records)
+    quarantine = [
+        {"item_ref": e.row_ref, "field": e.field, "reason": e.reason, "raw": e.raw}
+        for e in result.row_errors
+    ] + slices
+    for e in result.row_errors:
+        log.warning(f"[{module.NAME}] {e.where} {e.row_ref}: field {e.field!r}: {e.reason}")
+    frames: dict[str, pd.DataFrame] = {}
+    outcomes: list[ValidationOutcome] = []
+    if result.records or not result.specs:  # a page that yields nothing fails the price suite
+        frames["price_observations"] = _frame(whole)
+        outcomes.append(validate_prices(frames["price_observations"], module.EXPECTED_ROWS))
+    if result.specs:
+        frames["gpu_specs"] = _spec_frame(result.specs)
+        outcomes.append(validate_specs(frames["gpu_specs"]))
+    return frames, outcomes, quarantine
 
 
 def _key_ts(snap: Snapshot) -> str:

@@ -1,7 +1,8 @@
-"""Great Expectations 1.x suites for raw price observations, run on pandas frames.
+"""Great Expectations 1.x suites for raw rows, run on pandas frames before they are loaded.
 
-One suite per snapshot of a price source: required fields present, positive and plausible per-GPU
-prices, known pricing models, gpu_count >= 1, row count within the source's expected range. GX's
+Per snapshot of a price source: required fields present, positive and plausible per-GPU prices,
+known pricing models, gpu_count >= 1, row count within the source's expected range. Per snapshot
+with GPU spec rows: a name on every row, plausible memory, bandwidth and TFLOPS where given. GX's
 SQL path over DuckDB is not used (broken in current releases); the frame is what will be loaded.
 """
 
@@ -19,6 +20,7 @@ from sources.records import PRICING_MODELS
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
 
 SUITE_NAME = "price_observations"
+SPEC_SUITE_NAME = "gpu_specs"
 REQUIRED_FIELDS = (
     "provider",
     "offer_id",
@@ -44,10 +46,11 @@ class ValidationOutcome:
     row_count: int
     failed_expectations: list[dict[str, Any]] = field(default_factory=list)
     sample_rows: list[dict[str, Any]] = field(default_factory=list)
+    suite: str = SUITE_NAME
 
     def as_record(self) -> dict[str, Any]:
         return {
-            "suite": SUITE_NAME,
+            "suite": self.suite,
             "success": self.success,
             "row_count": self.row_count,
             "failed_expectations": self.failed_expectations,
@@ -65,25 +68,30 @@ def _context():
 _CONTEXT = None
 
 
-def _batch(frame: pd.DataFrame):
+def _ensure_context():
+    """GX wants its (ephemeral) context before suites are built; one per process."""
     global _CONTEXT
     if _CONTEXT is None:
         _CONTEXT = _context()
-        source = _CONTEXT.data_sources.add_pandas("gpuledger_frames")
-        asset = source.add_dataframe_asset("price_observations")
+        _CONTEXT.data_sources.add_pandas("gpuledger_frames")
+    return _CONTEXT
+
+
+def _batch(frame: pd.DataFrame, asset_name: str):
+    source = _ensure_context().data_sources.get("gpuledger_frames")
+    try:
+        asset = source.get_asset(asset_name)
+    except LookupError:
+        asset = source.add_dataframe_asset(asset_name)
         asset.add_batch_definition_whole_dataframe("whole")
-    batch_def = (
-        _CONTEXT.data_sources.get("gpuledger_frames")
-        .get_asset("price_observations")
-        .get_batch_definition("whole")
-    )
-    return batch_def.get_batch(batch_parameters={"dataframe": frame})
+    return asset.get_batch_definition("whole").get_batch(batch_parameters={"dataframe": frame})
 
 
 def build_suite(expected_rows: tuple[int, int]):
     import great_expectations as gx
     import great_expectations.expectations as gxe
 
+    _ensure_context()
     suite = gx.ExpectationSuite(name=SUITE_NAME)
     lo, hi = expected_rows
     suite.add_expectation(gxe.ExpectTableRowCountToBeBetween(min_value=lo, max_value=hi))
@@ -111,14 +119,32 @@ def build_suite(expected_rows: tuple[int, int]):
     return suite
 
 
-def validate_prices(frame: pd.DataFrame, expected_rows: tuple[int, int]) -> ValidationOutcome:
-    """Run the price suite on one snapshot's parsed rows."""
-    checked = frame.copy()
-    for column in REQUIRED_FIELDS:
-        if column not in checked.columns:
-            checked[column] = pd.Series([None] * len(checked), dtype="object")
-    checked["price_per_gpu_hour"] = checked["price_per_hour"] / checked["gpu_count"]
-    result = _batch(checked).validate(build_suite(expected_rows))
+def build_spec_suite():
+    import great_expectations as gx
+    import great_expectations.expectations as gxe
+
+    _ensure_context()
+    suite = gx.ExpectationSuite(name=SPEC_SUITE_NAME)
+    suite.add_expectation(gxe.ExpectColumnValuesToNotBeNull(column="gpu_name_raw"))
+    for column, low, high in SPEC_RANGES:
+        suite.add_expectation(
+            gxe.ExpectColumnValuesToBeBetween(column=column, min_value=low, max_value=high)
+        )
+    return suite
+
+
+# Plausible ranges of one GPU's specs (dense TFLOPS); outside them a value is a parse error.
+SPEC_RANGES = (
+    ("memory_gb", 1, 1024),
+    ("memory_bandwidth_gb_s", 50, 20_000),
+    ("fp16_tflops", 1, 10_000),
+    ("fp8_tflops", 1, 20_000),
+    ("tdp_w", 10, 3_000),
+)
+
+
+def _run(checked: pd.DataFrame, suite, asset_name: str) -> ValidationOutcome:
+    result = _batch(checked, asset_name).validate(suite)
     failed: list[dict[str, Any]] = []
     bad_index: set[int] = set()
     for res in result.results:
@@ -144,4 +170,22 @@ def validate_prices(frame: pd.DataFrame, expected_rows: tuple[int, int]) -> Vali
     if failed and samples_frame.empty:
         samples_frame = checked.head(SAMPLE_ROWS)
     samples = samples_frame.head(SAMPLE_ROWS).astype(str).to_dict(orient="records")
-    return ValidationOutcome(bool(result.success), len(checked), failed, samples)
+    return ValidationOutcome(bool(result.success), len(checked), failed, samples, suite.name)
+
+
+def validate_prices(frame: pd.DataFrame, expected_rows: tuple[int, int]) -> ValidationOutcome:
+    """Run the price suite on one snapshot's parsed price rows."""
+    checked = frame.copy()
+    for column in REQUIRED_FIELDS:
+        if column not in checked.columns:
+            checked[column] = pd.Series([None] * len(checked), dtype="object")
+    checked["price_per_gpu_hour"] = checked["price_per_hour"] / checked["gpu_count"]
+    return _run(checked, build_suite(expected_rows), "price_observations")
+
+
+def validate_specs(frame: pd.DataFrame) -> ValidationOutcome:
+    """Run the spec suite on one snapshot's GPU spec rows."""
+    checked = frame.copy()
+    for column, _, _ in SPEC_RANGES:
+        checked[column] = pd.to_numeric(checked[column], errors="coerce")
+    return _run(checked, build_spec_suite(), "gpu_specs")

@@ -67,7 +67,7 @@ def test_demo_archive_is_loaded_whole(demo):
     assert "using archived snapshots" in summary
     assert query(
         paths, "select source, count(*) from raw.page_snapshots group by 1 order by 1"
-    ) == [("coreweave", 34), ("skypilot", 6)]
+    ) == [("coreweave", 34), ("coreweave_docs", 6), ("skypilot", 6)]
     assert query(paths, "select distinct origin from raw.page_snapshots") == [("demo",)]
     assert query(paths, "select bool_and(success) from raw.snapshot_validations") == [(True,)]
     # The merged footnote ("41") rows of CoreWeave's European GB200 are quarantined, one per day.

@@ -8,6 +8,7 @@
 --   4. memory hint from the raw name ("A100-80GB", "H200-SXM-141GB"); a memory size from the record (e.g. GpuInfo) is used only
 --      when it picks exactly one candidate (catalogs sometimes put host RAM there);
 --   5. exactly one catalog row left -> resolved; none -> unknown; several -> ambiguous.
+-- Names come from every source: price rows (keyed by provider) and spec rows (keyed by source).
 with names as (
     select distinct
         provider,
@@ -15,6 +16,13 @@ with names as (
         offer_id,
         gpu_memory_gb
     from {{ ref('stg_price_observations') }}
+    union
+    select distinct
+        source as provider,
+        gpu_name_raw,
+        offer_id,
+        memory_gb as gpu_memory_gb
+    from {{ ref('stg_gpu_specs') }}
 ),
 
 keyed as (

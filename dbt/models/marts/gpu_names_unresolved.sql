@@ -1,5 +1,14 @@
--- Raw GPU names that did not resolve to a canonical gpu_id, with the reason and where they appear.
--- Nothing is dropped silently: these offers stay in fct_gpu_offers_daily with a null gpu_id.
+-- Raw GPU names that did not resolve to a canonical gpu_id, with the reason and where they appear
+-- (price rows by provider, spec rows by source). Nothing is dropped silently: unresolved offers stay
+-- in fct_gpu_offers_daily with a null gpu_id.
+with seen as (
+    select provider, gpu_name_raw, offer_id, gpu_memory_gb, observed_at
+    from {{ ref('stg_price_observations') }}
+    union all
+    select source, gpu_name_raw, offer_id, memory_gb, observed_at
+    from {{ ref('stg_gpu_specs') }}
+)
+
 select
     names.provider,
     names.gpu_name_raw,
@@ -9,13 +18,13 @@ select
     names.unresolved_reason,
     names.candidate_gpu_ids,
     count(*) as n_observations,
-    min(obs.observed_at) as first_observed_at,
-    max(obs.observed_at) as last_observed_at
+    min(seen.observed_at) as first_observed_at,
+    max(seen.observed_at) as last_observed_at
 from {{ ref('int_gpu_names_resolved') }} as names
-inner join {{ ref('stg_price_observations') }} as obs
-    on obs.provider = names.provider
-    and obs.gpu_name_raw = names.gpu_name_raw
-    and obs.offer_id = names.offer_id
-    and obs.gpu_memory_gb is not distinct from names.gpu_memory_gb
+inner join seen
+    on seen.provider = names.provider
+    and seen.gpu_name_raw = names.gpu_name_raw
+    and seen.offer_id = names.offer_id
+    and seen.gpu_memory_gb is not distinct from names.gpu_memory_gb
 where names.resolution <> 'resolved'
 group by all
