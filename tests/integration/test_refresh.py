@@ -11,7 +11,6 @@ import duckdb
 import pytest
 
 import sources
-
 from pipelines.refresh import run_refresh
 from tests.conftest import COREWEAVE, SKYPILOT, Route
 from warehouse.paths import Paths
