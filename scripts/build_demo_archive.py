@@ -5,6 +5,8 @@
 Every file is stored byte for byte under the URL it was published at and its capture time:
 - CoreWeave tracker files: `scrapedAt` of the file itself (34 days, 2026-03-13 .. 2026-08-22).
 - CoreWeave docs pages: the commit date of each version (noon UTC), 2021-04-28 .. 2023-06-22.
+- becloudready scraper exports (8 providers): the export's own generated_at, 2026-02-11 07:11 UTC.
+- EverXCloud page (seeds/003): capture date unknown; assigned 2026-08-21.
 - SkyPilot catalogs carry no capture date, only a version order (lambda v5@4223d8e1 < v5@2a8fa5b2 <
   v7@11580132). The demo assigns capture dates inside the CoreWeave window that keep that order;
   `origin` is "demo" on every snapshot so nobody mistakes them for live fetches.
@@ -74,6 +76,30 @@ def main(data_dir: Path) -> None:
             "text/markdown",
             origin="demo",
         )
+    # Another project's scraper export of eight providers' pages, imported as analyst CSVs.
+    scraped = data_dir / "prices" / "becloudready_2026-02-11"
+    generated = json.loads((scraped / "meta.json").read_text())["generated_at_utc"]
+    for path in sorted(scraped.glob("*.csv")):
+        archive.put(
+            "quote_csv",
+            f"becloudready/gpu-price@64a1fca6:{path.name}",
+            datetime.fromisoformat(generated),
+            path.read_bytes(),
+            200,
+            "text/csv",
+            origin="demo",
+        )
+    # EverXCloud's page, as captured in the reference articles (capture date unknown: assigned).
+    seed = data_dir.parent / "seeds" / "003_afac63a0f5ed5f44.txt"
+    archive.put(
+        "everxcloud",
+        "seeds/003_afac63a0f5ed5f44.txt",
+        datetime.fromisoformat("2026-08-21T09:00:00+00:00"),
+        seed.read_bytes(),
+        200,
+        "text/markdown",
+        origin="demo",
+    )
     for path in sorted((data_dir / "prices" / "coreweave_tracker").glob("*.json")):
         content = path.read_bytes()
         scraped = json.loads(content)["scrapedAt"].replace("Z", "+00:00")

@@ -77,13 +77,26 @@ def _looks_like_html(text: str) -> bool:
     return head.startswith(("<!doctype", "<html", "<table", "<!--", "<div", "<body"))
 
 
+def _end_pipe_tables(text: str) -> str:
+    """End each pipe table at its last piped line. Text captures often drop the blank line after a
+    table, and GFM would then read the following prose as more table rows."""
+    out, in_table = [], False
+    for line in text.splitlines():
+        piped = "|" in line
+        if in_table and line.strip() and not piped:
+            out.append("")
+        in_table = piped and line.strip() != ""
+        out.append(line)
+    return "\n".join(out)
+
+
 def _cell_text(cell) -> str:
     return re.sub(r"\s+", " ", cell.get_text(" ", strip=True)).strip()
 
 
 def extract_tables(content: bytes | str, where: str) -> list[Table]:
     text = content if isinstance(content, str) else decode_text(content, where)
-    html = text if _looks_like_html(text) else _MARKDOWN.render(text)
+    html = text if _looks_like_html(text) else _MARKDOWN.render(_end_pipe_tables(text))
     soup = BeautifulSoup(html, "html.parser")
     tables = []
     for index, element in enumerate(soup.find_all("table"), start=1):

@@ -70,6 +70,8 @@ class PriceObservation:
     ram_gb: float | None = None
     gpu_memory_gb: float | None = None
     zone: str | None = None
+    # Last moment the price holds (a quote or contract); until then it is never stale.
+    valid_until: datetime | None = None
 
     def __post_init__(self) -> None:
         if self.pricing_model not in PRICING_MODELS:

@@ -55,6 +55,7 @@ create table if not exists raw.price_observations (
     vcpus               double,
     ram_gb              double,
     gpu_memory_gb       double,
+    valid_until         timestamptz,
     parser_version      varchar not null,
     primary key (source, snapshot_url, snapshot_fetched_at, row_index)
 );

@@ -1,6 +1,7 @@
 -- For every day from the first accepted observation to the as-of day, and every (source, provider)
 -- stream: the latest accepted snapshot observed on or before that day, if it is at most
--- max_staleness_days old. A newer snapshot replaces an older one whole, so an offer that vanished
+-- max_staleness_days old, or, for quotes and contracts, not past their valid_until day (they are
+-- not stale while valid). A newer snapshot replaces an older one whole, so an offer that vanished
 -- from the page vanishes from the day's offers.
 with snapshots as (
     select
@@ -10,7 +11,8 @@ with snapshots as (
         snapshot_fetched_at,
         snapshot_sha256,
         max(observed_at) as observed_at,
-        max(observed_date) as observed_date
+        max(observed_date) as observed_date,
+        max(valid_until_date) as valid_until_date
     from {{ ref('int_price_observations_accepted') }}
     group by all
 ),
@@ -31,12 +33,15 @@ in_reach as (
     from days
     inner join snapshots
         on snapshots.observed_date <= days.day
-        and snapshots.observed_date >= days.day - {{ var('max_staleness_days') }}
+        and days.day <= coalesce(
+            snapshots.valid_until_date,
+            snapshots.observed_date + {{ var('max_staleness_days') }}
+        )
 )
 
 select
     *,
-    days_since_observed > 0 as is_stale
+    days_since_observed > 0 and valid_until_date is null as is_stale
 from in_reach
 qualify row_number() over (
     partition by day, source, provider

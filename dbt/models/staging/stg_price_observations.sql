@@ -18,5 +18,7 @@ select
     vcpus,
     ram_gb,
     gpu_memory_gb,
+    valid_until,
+    cast(valid_until as date) as valid_until_date,
     parser_version
 from {{ source('raw', 'price_observations') }}
