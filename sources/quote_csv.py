@@ -24,8 +24,9 @@ price in USD, `vram_gb` = GPU memory, `system_ram_gb` = ram_gb. Without a `price
 is a per-GPU price only when its gpu_count is empty or 1 (such exports list per-GPU prices without
 a count), and an empty count means that only when the whole column is empty. A row with more
 GPUs and no unit, or with no count where other rows have one, is rejected as ambiguous, never
-guessed. Junk rows are rejected with the reason: no product, a pricing label as product ("On-Demand", "Reserved"), a
-product that is not a GPU ("General-purpose", "Persistent disks"), no price or a non-positive one.
+guessed. Junk rows are rejected with the reason: no product, a pricing label as product
+("On-Demand", "Reserved"), a product that is not a GPU ("General-purpose", "Persistent disks"), no
+price or a non-positive one.
 
 Verified on the real, dirty output of another project's scraper of eight providers' pages
 (becloudready/gpu-price @ 64a1fca6, 2026-02-11).
