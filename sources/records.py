@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 PRICING_MODELS = (
@@ -109,6 +109,18 @@ class GpuSpecObservation:
         return dataclasses.asdict(self)
 
 
+@dataclass(frozen=True)
+class FxRate:
+    """A reference rate: 1 EUR = `per_eur` units of `currency` on `rate_date` (ECB convention)."""
+
+    rate_date: date
+    currency: str
+    per_eur: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 @dataclass
 class ParseResult:
     """What a parser returns: the good records and the rows it had to reject.
@@ -119,3 +131,4 @@ class ParseResult:
     records: list[PriceObservation]
     row_errors: list[RowError] = dataclasses.field(default_factory=list)
     specs: list[GpuSpecObservation] = dataclasses.field(default_factory=list)
+    rates: list[FxRate] = dataclasses.field(default_factory=list)

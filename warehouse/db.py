@@ -79,6 +79,19 @@ create table if not exists raw.gpu_specs (
     primary key (source, snapshot_url, snapshot_fetched_at, row_index)
 );
 
+create table if not exists raw.fx_rates (
+    source              varchar not null,
+    snapshot_url        varchar not null,
+    snapshot_fetched_at timestamptz not null,
+    snapshot_sha256     varchar not null,
+    row_index           integer not null,
+    rate_date           date not null,
+    currency            varchar not null,
+    per_eur             double not null,
+    parser_version      varchar not null,
+    primary key (source, snapshot_url, snapshot_fetched_at, row_index)
+);
+
 create table if not exists raw.snapshot_validations (
     source              varchar not null,
     snapshot_url        varchar not null,
@@ -119,7 +132,7 @@ create table if not exists raw.source_runs (
 """
 
 
-RAW_ROW_TABLES = ("price_observations", "gpu_specs")
+RAW_ROW_TABLES = ("price_observations", "gpu_specs", "fx_rates")
 
 
 def connect(db_path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:

@@ -21,6 +21,7 @@ os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
 
 SUITE_NAME = "price_observations"
 SPEC_SUITE_NAME = "gpu_specs"
+RATE_SUITE_NAME = "fx_rates"
 REQUIRED_FIELDS = (
     "provider",
     "offer_id",
@@ -181,6 +182,33 @@ def validate_prices(frame: pd.DataFrame, expected_rows: tuple[int, int]) -> Vali
             checked[column] = pd.Series([None] * len(checked), dtype="object")
     checked["price_per_gpu_hour"] = checked["price_per_hour"] / checked["gpu_count"]
     return _run(checked, build_suite(expected_rows), "price_observations")
+
+
+def build_rate_suite(expected_rows: tuple[int, int]):
+    import great_expectations as gx
+    import great_expectations.expectations as gxe
+
+    _ensure_context()
+    suite = gx.ExpectationSuite(name=RATE_SUITE_NAME)
+    lo, hi = expected_rows
+    suite.add_expectation(gxe.ExpectTableRowCountToBeBetween(min_value=lo, max_value=hi))
+    for column in ("rate_date", "currency", "per_eur"):
+        suite.add_expectation(gxe.ExpectColumnValuesToNotBeNull(column=column))
+    suite.add_expectation(
+        gxe.ExpectColumnValuesToMatchRegex(column="currency", regex=r"^[A-Z]{3}$")
+    )
+    suite.add_expectation(
+        gxe.ExpectColumnValuesToBeBetween(column="per_eur", min_value=0, strict_min=True)
+    )
+    suite.add_expectation(
+        gxe.ExpectCompoundColumnsToBeUnique(column_list=["rate_date", "currency"])
+    )
+    return suite
+
+
+def validate_rates(frame: pd.DataFrame, expected_rows: tuple[int, int]) -> ValidationOutcome:
+    """Run the FX suite on one snapshot's reference rates."""
+    return _run(frame.copy(), build_rate_suite(expected_rows), "fx_rates")
 
 
 def validate_specs(frame: pd.DataFrame) -> ValidationOutcome:

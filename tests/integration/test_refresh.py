@@ -52,7 +52,7 @@ def price_checks(result) -> set[tuple[str, bool]]:
     return {
         (e.asset_key.to_user_string(), e.passed)
         for e in result.get_asset_check_evaluations()
-        if e.check_name == "price_suite_passed"
+        if e.check_name == "snapshots_valid"
         and e.asset_key.to_user_string() in ("ingest/coreweave", "ingest/skypilot")
     }
 

@@ -45,6 +45,7 @@ def test_every_price_source_has_its_validation_check():
     graph = defs.resolve_asset_graph()
     checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys}
     assert {
-        ("ingest/skypilot", "price_suite_passed"),
-        ("ingest/coreweave", "price_suite_passed"),
+        ("ingest/skypilot", "snapshots_valid"),
+        ("ingest/coreweave", "snapshots_valid"),
+        ("ingest/ecb_fx", "snapshots_valid"),
     } <= checks

@@ -15,8 +15,9 @@ with offers as (
         obs.gpu_count,
         obs.price_per_hour,
         obs.currency,
-        -- FX conversion arrives with the currency source; until then only USD prices get a USD value.
-        case when obs.currency = 'USD' then obs.price_per_hour / obs.gpu_count end as price_usd_per_gpu_hour,
+        obs.price_per_hour / obs.gpu_count * fx.usd_per_unit as price_usd_per_gpu_hour,
+        fx.usd_per_unit as fx_usd_per_unit,
+        fx.rate_date as fx_rate_date,
         obs.vcpus,
         obs.ram_gb,
         obs.observed_at,
@@ -33,6 +34,14 @@ with offers as (
         and obs.provider = snap.provider
         and obs.snapshot_url = snap.snapshot_url
         and obs.snapshot_fetched_at = snap.snapshot_fetched_at
+    -- The rate of the observation day or the nearest earlier ECB business day. USD needs no rate.
+    asof left join (
+        select * from {{ ref('int_fx_rates_usd') }}
+        union all
+        select cast('1999-01-04' as date), 'USD', 1.0
+    ) as fx
+        on fx.currency = obs.currency
+        and obs.observed_date >= fx.rate_date
     left join {{ ref('int_gpu_names_resolved') }} as names
         on names.provider = obs.provider
         and names.gpu_name_raw = obs.gpu_name_raw

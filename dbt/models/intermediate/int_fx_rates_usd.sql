@@ -1,0 +1,35 @@
+-- One rate per (day, currency) as USD per unit of the currency, from the ECB's per-euro rates:
+-- usd_per_unit = USD per EUR / currency per EUR. The newest accepted snapshot wins where several
+-- carry the same day. EUR itself is 1 per EUR; USD comes out as exactly 1.
+with accepted as (
+    select fx.*
+    from {{ ref('stg_fx_rates') }} as fx
+    inner join {{ ref('stg_snapshot_validations') }} as v
+        on v.source = fx.source
+        and v.snapshot_url = fx.snapshot_url
+        and v.snapshot_fetched_at = fx.snapshot_fetched_at
+        and v.suite = 'fx_rates'
+    where v.is_success and fx.rate_date <= {{ as_of_date() }}
+),
+
+latest as (
+    select rate_date, currency, per_eur
+    from accepted
+    qualify row_number() over (
+        partition by rate_date, currency order by snapshot_fetched_at desc, snapshot_url
+    ) = 1
+),
+
+with_eur as (
+    select rate_date, currency, per_eur from latest
+    union all
+    select distinct rate_date, 'EUR', 1.0 from latest
+)
+
+select
+    c.rate_date,
+    c.currency,
+    usd.per_eur / c.per_eur as usd_per_unit
+from with_eur as c
+inner join latest as usd
+    on usd.rate_date = c.rate_date and usd.currency = 'USD'

@@ -1,0 +1,9 @@
+select
+    source,
+    snapshot_url,
+    snapshot_fetched_at,
+    snapshot_sha256,
+    rate_date,
+    upper(currency) as currency,
+    per_eur
+from {{ source('raw', 'fx_rates') }}
