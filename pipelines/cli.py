@@ -119,6 +119,21 @@ def cmd_rank(args: argparse.Namespace) -> int:
     return 0 if result["rows"] else 3
 
 
+def cmd_sources(args: argparse.Namespace) -> int:
+    from warehouse.queries import WarehouseMissing, render_source_health, source_health
+
+    try:
+        rows = source_health()
+    except WarehouseMissing as exc:
+        print(f"gpuledger sources: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps(rows, default=str, indent=2))
+    else:
+        print(render_source_health(rows))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpuledger", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -150,6 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pricing-model", default="on_demand")
     p.add_argument("--limit", type=int, default=None)
     p.set_defaults(func=cmd_rank)
+
+    p = sub.add_parser("sources", help="health of every source: last success, failure, staleness")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.set_defaults(func=cmd_sources)
     return parser
 
 

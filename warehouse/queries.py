@@ -86,3 +86,42 @@ def render_ranking(result: dict[str, Any], limit: int | None = None) -> str:
     if limit and len(rows) > limit:
         lines.append(f"... {len(rows) - limit} more (gpuledger rank --format json)")
     return "\n".join(lines)
+
+
+def source_health() -> list[dict[str, Any]]:
+    con = _connect()
+    try:
+        try:
+            cur = con.execute("select * from marts.source_health order by source")
+        except duckdb.CatalogException as exc:
+            raise WarehouseMissing(
+                f"source health not built yet ({exc}); run `gpuledger refresh`"
+            ) from exc
+        columns = [d[0] for d in cur.description]
+        return [dict(zip(columns, r, strict=True)) for r in cur.fetchall()]
+    finally:
+        con.close()
+
+
+def render_source_health(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "no sources yet"
+    fmt = "{:<15} {:<7} {:<17} {:>7} {:>6}  {}"
+    lines = [
+        f"Source health as of {rows[0]['as_of_date']}",
+        fmt.format("source", "state", "newest accepted", "rows", "age d", "last failure"),
+        "(rows: accepted rows fetched on the newest day; age d: days before the as-of day)",
+    ]
+    for r in rows:
+        state = "DOWN" if r["is_down"] else ("stale" if r["is_stale"] else "ok")
+        newest = (
+            r["newest_accepted_at"].strftime("%Y-%m-%d %H:%M") if r["newest_accepted_at"] else "-"
+        )
+        failure = "-"
+        if r["last_failure_at"]:
+            reason = (r["last_failure_reason"] or "")[:90]
+            failure = f"{r['last_failure_at']:%Y-%m-%d} {r['last_failure_kind']}: {reason}"
+        age = "-" if r["days_since_newest"] is None else str(r["days_since_newest"])
+        rows_day = r["rows_newest_day"] or 0
+        lines.append(fmt.format(r["source"], state, newest, rows_day, age, failure))
+    return "\n".join(lines)

@@ -180,6 +180,18 @@ def test_cli_rank_reads_the_warehouse(demo):
     assert table.returncode == 0 and "GPU ranking for 2026-08-22 (on_demand)" in table.stdout
 
 
+def test_cli_sources_reports_health_as_of_the_last_run(demo):
+    paths, _ = demo
+    done = gpuledger(paths, "sources", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    health = {r["source"]: r for r in json.loads(done.stdout)}
+    assert (health["coreweave"]["rows_newest_day"], health["coreweave"]["is_stale"]) == (31, False)
+    assert health["quote_csv"]["is_down"] is True  # 2026-02-11: long past max_staleness_days
+    assert health["ecb_fx"]["days_since_newest"] == 1  # Friday's rates on a Saturday
+    table = gpuledger(paths, "sources")
+    assert "coreweave       ok" in table.stdout
+
+
 def test_cli_import_snapshot_then_offline_refresh_converts_euros(demo, tmp_path):
     """A euro quote observed on a Sunday converts with Friday's ECB rate (nearest earlier business
     day), the same figure the currencyconverter library gives with its last-known fallback."""

@@ -47,6 +47,15 @@ def refresh(paths: Paths, server, **config):
     return run_refresh(TODAY, offline=False, paths=paths, extra_config=extra, out=io.StringIO())
 
 
+def health_of(paths: Paths) -> dict[str, tuple]:
+    rows = query(
+        paths,
+        """select source, is_down, last_failure_kind, is_stale, last_failure_reason
+                           from marts.source_health""",
+    )
+    return {r[0]: r[1:] for r in rows}
+
+
 def price_checks(result) -> set[tuple[str, bool]]:
     """Verdicts of the sources this test serves (the others load nothing and pass)."""
     return {
@@ -142,6 +151,10 @@ def test_one_source_down_the_other_still_reaches_the_marts(tmp_path, served):
     providers = query(paths, "select distinct provider from marts.fct_gpu_offers_daily")
     assert providers == [("lambda",)]
     assert served.hits["/data/2026-08-22.json"] == 2  # retried once, then reported
+    health = health_of(paths)
+    assert health["coreweave"][:3] == (True, "fetch", True)  # down: nothing accepted, ever
+    assert "HTTP 500" in health["coreweave"][3]
+    assert health["skypilot"][:3] == (False, None, False)
 
 
 def test_unreadable_document_is_quarantined_and_the_rest_lands(tmp_path, served):
@@ -158,6 +171,7 @@ def test_unreadable_document_is_quarantined_and_the_rest_lands(tmp_path, served)
     assert (source, item_ref, field) == ("coreweave", "<document>", "<document>")
     assert served.url("/data/2026-08-22.json") in reason and "invalid JSON" in reason
     assert (paths.archive_dir / raw).stat().st_size == 700  # the bad bytes are kept in the archive
+    assert health_of(paths)["coreweave"][1] == "parse"
     assert query(
         paths, "select count(*) from raw.price_observations where source = 'coreweave'"
     ) == [(0,)]
@@ -189,6 +203,7 @@ def test_failed_validation_stops_that_source_only(tmp_path, served):
     assert success is False
     assert json.loads(failed)[0]["kwargs"]["column"] == "price_per_gpu_hour"
     assert json.loads(samples)  # the offending rows are stored for whoever investigates
+    assert health_of(paths)["coreweave"][1] == "validation"
     # Kept in raw, kept out of the marts; the other source still builds.
     assert query(
         paths, "select count(*) > 0 from raw.price_observations where source = 'coreweave'"
