@@ -27,6 +27,24 @@ DEFAULT_TIMEOUT_S = float(os.environ.get("GPULEDGER_HTTP_TIMEOUT_S", "20"))
 DEFAULT_MAX_BYTES = int(os.environ.get("GPULEDGER_HTTP_MAX_BYTES", str(50 * 1024 * 1024)))
 DEFAULT_MIN_INTERVAL_S = float(os.environ.get("GPULEDGER_HTTP_MIN_INTERVAL_S", "1.0"))
 RETRY_STATUSES = (429, 500, 502, 503, 504)
+MAX_RETRY_AFTER_S = float(os.environ.get("GPULEDGER_HTTP_MAX_RETRY_AFTER_S", "60"))
+
+
+class _PoliteRetry(Retry):
+    """urllib3's Retry, honouring Retry-After on 429/503 but never sleeping longer than the cap:
+    a server asking for an hour gets reported as failed instead of stalling the daily run."""
+
+    def get_retry_after(self, response):
+        seconds = super().get_retry_after(response)
+        if seconds is not None and seconds > MAX_RETRY_AFTER_S:
+            raise _RetryAfterTooLong(seconds)
+        return seconds
+
+
+class _RetryAfterTooLong(Exception):
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        super().__init__(f"server asked to retry after {seconds:g}s (cap {MAX_RETRY_AFTER_S:g}s)")
 
 
 class FetchError(Exception):
@@ -72,7 +90,7 @@ class HttpClient:
         self.respect_robots = respect_robots
         self.session = requests.Session()
         self.session.headers["User-Agent"] = USER_AGENT
-        retry = Retry(
+        retry = _PoliteRetry(
             total=retries,
             connect=1,
             read=retries,
@@ -137,6 +155,8 @@ class HttpClient:
         fetched_at = datetime.now(UTC)
         try:
             resp = self.session.get(url, headers=headers, timeout=self.timeout_s, stream=True)
+        except _RetryAfterTooLong as exc:
+            raise FetchError(url, str(exc)) from exc
         except requests.exceptions.RetryError as exc:
             raise FetchError(url, f"gave up after retries: {exc}") from exc
         except requests.Timeout as exc:

@@ -31,6 +31,9 @@ class Route:
     content_type: str = "application/octet-stream"
     delay_s: float = 0.0
     etag: bool = True
+    headers: dict[str, str] = field(default_factory=dict)
+    # Answers before this route's own, one per request: (status, headers), e.g. a 429 first.
+    before: list[tuple[int, dict[str, str]]] = field(default_factory=list)
 
 
 @dataclass
@@ -60,10 +63,22 @@ def _handler(server: LocalServer):
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
+            if route.before:
+                status, headers = route.before.pop(0)
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             if route.delay_s:
                 time.sleep(route.delay_s)
             etag = '"' + hashlib.sha256(route.body).hexdigest()[:16] + '"'
-            if route.status == 200 and route.etag and self.headers.get("If-None-Match") == etag:
+            since = route.headers.get("Last-Modified")
+            if route.status == 200 and (
+                (route.etag and self.headers.get("If-None-Match") == etag)
+                or (since and self.headers.get("If-Modified-Since") == since)
+            ):
                 self.send_response(304)
                 self.send_header("ETag", etag)
                 self.end_headers()
@@ -73,6 +88,8 @@ def _handler(server: LocalServer):
             self.send_header("Content-Length", str(len(route.body)))
             if route.etag:
                 self.send_header("ETag", etag)
+            for name, value in route.headers.items():
+                self.send_header(name, value)
             self.end_headers()
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self.wfile.write(route.body)

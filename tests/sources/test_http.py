@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import time
 
 import pytest
 
@@ -101,3 +102,30 @@ def test_dns_failure_names_the_url(monkeypatch):
 def test_unsupported_scheme():
     with pytest.raises(FetchError, match="scheme"):
         client().get("file:///etc/passwd")
+
+
+def test_429_honours_retry_after_then_succeeds(http_server):
+    http_server.routes["/p"] = Route(b"ok", before=[(429, {"Retry-After": "1"})])
+    started = time.monotonic()
+    result = client(retries=2).get(http_server.url("/p"))
+    assert result.content == b"ok"
+    assert http_server.hits["/p"] == 2
+    assert time.monotonic() - started >= 1.0  # waited as asked
+
+
+def test_retry_after_beyond_the_cap_fails_fast(http_server):
+    http_server.routes["/p"] = Route(b"ok", before=[(503, {"Retry-After": "3600"})])
+    started = time.monotonic()
+    with pytest.raises(FetchError, match="retry after 3600s"):
+        client(retries=2).get(http_server.url("/p"))
+    assert time.monotonic() - started < 5
+
+
+def test_conditional_get_by_last_modified(http_server):
+    stamp = "Sat, 22 Aug 2026 06:00:00 GMT"
+    http_server.routes["/p"] = Route(b"x", etag=False, headers={"Last-Modified": stamp})
+    c = client()
+    first = c.get(http_server.url("/p"))
+    assert (first.status, first.last_modified, first.etag) == (200, stamp, None)
+    second = c.get(http_server.url("/p"), last_modified=first.last_modified)
+    assert second.not_modified and second.last_modified == stamp
