@@ -83,7 +83,9 @@ def _fetch_into_archive(
         previous = archive.latest(module.NAME, url)
         try:
             result = module.fetch(client, url, previous)
-        except FetchError as exc:
+        except Exception as exc:  # noqa: BLE001 - one source's failure must not stop the others
+            if not isinstance(exc, FetchError):
+                exc = FetchError(url, f"fetch crashed: {type(exc).__name__}: {exc}")
             log.warning(f"[{module.NAME}] live fetch failed, using archived snapshots: {exc}")
             summary.fetch_failures.append(str(exc))
             summary.used_archive = True
@@ -210,7 +212,19 @@ def _load_pending(
 def _parse_and_validate(module: ModuleType, archive: Archive, snap: Snapshot, log):
     """Parse one snapshot and run its suites: (frames by raw table, outcomes, quarantine)."""
     try:
-        result = module.parse(archive.read(snap.sha256), snap.url, snap.fetched_at_dt)
+        try:
+            content = archive.read(snap.sha256)
+        except (OSError, ValueError) as exc:
+            raise ParseError(snap.url, "<archive>", f"archived bytes unreadable: {exc}") from exc
+        try:
+            result = module.parse(content, snap.url, snap.fetched_at_dt)
+        except ParseError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a parser bug quarantines the page, not the run
+            log.exception(f"[{module.NAME}] parser crashed on {snap.url}")
+            raise ParseError(
+                snap.url, "<document>", f"parser crashed: {type(exc).__name__}: {exc}"
+            ) from exc
     except ParseError as exc:
         log.error(f"[{module.NAME}] {exc} (snapshot {snap.sha256[:12]} quarantined)")
         outcome = ValidationOutcome(

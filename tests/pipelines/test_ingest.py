@@ -38,3 +38,26 @@ def test_only_the_newest_dbt_run_folders_are_kept(tmp_path):
         "20261129T060000-bbbb",
         "20261130T060000-cccc",
     ]
+
+
+def test_a_crashing_parser_quarantines_the_page_not_the_run(tmp_path):
+    import logging
+    import types
+
+    from pipelines.defs.ingest import _parse_and_validate
+    from sources.archive import Archive
+
+    def parse(content, url, fetched_at):
+        raise KeyError("regions")  # a parser bug, not a ParseError
+
+    module = types.SimpleNamespace(NAME="broken", KIND="price", parse=parse, EXPECTED_ROWS=(1, 9))
+    archive = Archive(tmp_path)
+    snap = archive.put("broken", "http://h/p", T, b"{}")
+    frames, outcomes, quarantine = _parse_and_validate(
+        module, archive, snap, logging.getLogger("test")
+    )
+    assert frames == {}
+    assert [o.success for o in outcomes] == [False]
+    assert quarantine[0]["field"] == "<document>"
+    assert "parser crashed: KeyError" in quarantine[0]["reason"]
+    assert quarantine[0]["raw"] == snap.archive_path
