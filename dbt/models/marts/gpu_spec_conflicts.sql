@@ -1,0 +1,41 @@
+-- Where two sources disagree on a GPU's memory (> 5 %) or bandwidth (> 10 %): both values, both
+-- sources, and which one fct_gpu_specs uses (the higher priority). Nothing is averaged away.
+with specs as (
+    select source, gpu_id, memory_gb, memory_bandwidth_gb_s, fp16_tflops, fp8_tflops, tdp_w,
+           form_factor
+    from {{ ref('int_gpu_specs_resolved') }}
+    union all
+    -- The catalog's memory size is part of what a gpu_id means; it takes part as a source.
+    select 'gpu_catalog', gpu_id, memory_gb, null, null, null, null, null
+    from {{ ref('dim_gpu') }}
+    where gpu_id in (select gpu_id from {{ ref('int_gpu_specs_resolved') }})
+),
+
+ranked as (
+    select r.*, coalesce(p.priority, 99) as priority
+    from specs as r
+    left join {{ ref('spec_source_priority') }} as p on p.source = r.source
+),
+
+fields as (
+    select gpu_id, source, priority, 'memory_gb' as field, memory_gb as value, 0.05 as tolerance
+    from ranked where memory_gb is not null
+    union all
+    select gpu_id, source, priority, 'memory_bandwidth_gb_s', memory_bandwidth_gb_s, 0.10
+    from ranked where memory_bandwidth_gb_s is not null
+)
+
+select
+    a.gpu_id,
+    a.field,
+    a.source as chosen_source,
+    a.value as chosen_value,
+    b.source as other_source,
+    b.value as other_value,
+    round(abs(a.value - b.value) / greatest(a.value, b.value), 4) as relative_difference
+from fields as a
+inner join fields as b
+    on a.gpu_id = b.gpu_id
+    and a.field = b.field
+    and (a.priority, a.source) < (b.priority, b.source)
+where abs(a.value - b.value) > a.tolerance * greatest(a.value, b.value)
