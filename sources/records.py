@@ -121,6 +121,24 @@ class FxRate:
         return dataclasses.asdict(self)
 
 
+@dataclass(frozen=True)
+class ApiPrice:
+    """A model API's price per million input and output tokens, from `valid_from` on."""
+
+    provider: str
+    model_id: str
+    model_name: str
+    input_usd_per_mtok: float | None
+    output_usd_per_mtok: float | None
+    currency: str
+    valid_from: date | None
+    is_tiered: bool
+    observed_at: datetime
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 @dataclass
 class ParseResult:
     """What a parser returns: the good records and the rows it had to reject.
@@ -132,3 +150,4 @@ class ParseResult:
     row_errors: list[RowError] = dataclasses.field(default_factory=list)
     specs: list[GpuSpecObservation] = dataclasses.field(default_factory=list)
     rates: list[FxRate] = dataclasses.field(default_factory=list)
+    api_prices: list[ApiPrice] = dataclasses.field(default_factory=list)

@@ -92,6 +92,25 @@ create table if not exists raw.fx_rates (
     primary key (source, snapshot_url, snapshot_fetched_at, row_index)
 );
 
+create table if not exists raw.api_prices (
+    source              varchar not null,
+    snapshot_url        varchar not null,
+    snapshot_fetched_at timestamptz not null,
+    snapshot_sha256     varchar not null,
+    row_index           integer not null,
+    provider            varchar not null,
+    model_id            varchar not null,
+    model_name          varchar,
+    input_usd_per_mtok  double,
+    output_usd_per_mtok double,
+    currency            varchar not null,
+    valid_from          date,
+    is_tiered           boolean not null,
+    observed_at         timestamptz not null,
+    parser_version      varchar not null,
+    primary key (source, snapshot_url, snapshot_fetched_at, row_index)
+);
+
 create table if not exists raw.snapshot_validations (
     source              varchar not null,
     snapshot_url        varchar not null,
@@ -132,7 +151,7 @@ create table if not exists raw.source_runs (
 """
 
 
-RAW_ROW_TABLES = ("price_observations", "gpu_specs", "fx_rates")
+RAW_ROW_TABLES = ("price_observations", "gpu_specs", "fx_rates", "api_prices")
 
 
 def connect(db_path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:

@@ -24,6 +24,7 @@ import pandas as pd
 import sources
 from pipelines.defs.quality import (
     ValidationOutcome,
+    validate_api_prices,
     validate_prices,
     validate_rates,
     validate_specs,
@@ -31,10 +32,11 @@ from pipelines.defs.quality import (
 from pipelines.defs.resources import GpuledgerResource
 from sources._http import FetchError
 from sources.archive import Archive, Snapshot
-from sources.records import GpuSpecObservation, ParseError, PriceObservation
+from sources.records import ApiPrice, GpuSpecObservation, ParseError, PriceObservation
 from warehouse import db
 
 CHECK_NAME = "snapshots_valid"
+DATED_BY_ROW = ("fx", "api_price")
 RAW_TABLE_KEYS = [
     dg.AssetKey(["raw", t])
     for t in (
@@ -42,6 +44,7 @@ RAW_TABLE_KEYS = [
         "price_observations",
         "gpu_specs",
         "fx_rates",
+        "api_prices",
         "snapshot_validations",
         "quarantine",
         "source_runs",
@@ -49,6 +52,7 @@ RAW_TABLE_KEYS = [
 ]
 OBSERVATION_COLUMNS = [f.name for f in dataclasses.fields(PriceObservation)]
 SPEC_COLUMNS = [f.name for f in dataclasses.fields(GpuSpecObservation)]
+API_PRICE_COLUMNS = [f.name for f in dataclasses.fields(ApiPrice)]
 
 
 @dataclass
@@ -181,14 +185,14 @@ def _load_pending(
 ) -> None:
     as_of = settings.as_of_date()
     loaded = db.loaded_snapshot_keys(con, module.NAME)
-    # A price snapshot taken after the as-of day is not known on that day. Reference rates are facts
-    # about their own rate date (never revised), so a later history file serves earlier days too;
-    # dbt keeps rates after the as-of day out.
+    # A price snapshot taken after the as-of day is not known on that day. Reference rates and API
+    # price catalogs date each row themselves (rate_date, valid_from), so a later file serves
+    # earlier days too; dbt keeps rows dated after the as-of day out.
     pending = [
         snap
         for snap in archive.snapshots(module.NAME)
         if (snap.url, _key_ts(snap)) not in loaded
-        and (module.KIND == "fx" or snap.fetched_at_dt.date() <= as_of)
+        and (module.KIND in DATED_BY_ROW or snap.fetched_at_dt.date() <= as_of)
     ]
     for snap in sorted(pending, key=lambda s: (s.fetched_at, s.url)):
         frames, outcomes, quarantine = _parse_and_validate(module, archive, snap, log)
@@ -250,6 +254,15 @@ def _parse_and_validate(module: ModuleType, archive: Archive, snap: Snapshot, lo
         log.warning(f"[{module.NAME}] {e.where} {e.row_ref}: field {e.field!r}: {e.reason}")
     frames: dict[str, pd.DataFrame] = {}
     outcomes: list[ValidationOutcome] = []
+    if module.KIND == "api_price":
+        frames["api_prices"] = pd.DataFrame(
+            [p.as_dict() for p in result.api_prices], columns=API_PRICE_COLUMNS
+        )
+        frames["api_prices"]["observed_at"] = pd.to_datetime(
+            frames["api_prices"]["observed_at"], utc=True
+        )
+        outcomes.append(validate_api_prices(frames["api_prices"], module.EXPECTED_ROWS))
+        return frames, outcomes, quarantine
     if module.KIND == "fx":
         frames["fx_rates"] = pd.DataFrame(
             [r.as_dict() for r in result.rates], columns=["rate_date", "currency", "per_eur"]

@@ -22,6 +22,7 @@ os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
 SUITE_NAME = "price_observations"
 SPEC_SUITE_NAME = "gpu_specs"
 RATE_SUITE_NAME = "fx_rates"
+API_PRICE_SUITE_NAME = "api_prices"
 REQUIRED_FIELDS = (
     "provider",
     "offer_id",
@@ -209,6 +210,34 @@ def build_rate_suite(expected_rows: tuple[int, int]):
 def validate_rates(frame: pd.DataFrame, expected_rows: tuple[int, int]) -> ValidationOutcome:
     """Run the FX suite on one snapshot's reference rates."""
     return _run(frame.copy(), build_rate_suite(expected_rows), "fx_rates")
+
+
+def build_api_price_suite(expected_rows: tuple[int, int]):
+    import great_expectations as gx
+    import great_expectations.expectations as gxe
+
+    _ensure_context()
+    suite = gx.ExpectationSuite(name=API_PRICE_SUITE_NAME)
+    lo, hi = expected_rows
+    suite.add_expectation(gxe.ExpectTableRowCountToBeBetween(min_value=lo, max_value=hi))
+    for column in ("provider", "model_id", "currency"):
+        suite.add_expectation(gxe.ExpectColumnValuesToNotBeNull(column=column))
+    for column in ("input_usd_per_mtok", "output_usd_per_mtok"):
+        # USD per million tokens: free models are 0; the dearest list prices are in the hundreds.
+        suite.add_expectation(
+            gxe.ExpectColumnValuesToBeBetween(
+                column=column, min_value=0, max_value=MAX_USD_PER_MTOK
+            )
+        )
+    return suite
+
+
+MAX_USD_PER_MTOK = 2_000
+
+
+def validate_api_prices(frame: pd.DataFrame, expected_rows: tuple[int, int]) -> ValidationOutcome:
+    """Run the API price suite on one snapshot's per-token prices."""
+    return _run(frame.copy(), build_api_price_suite(expected_rows), "api_prices")
 
 
 def validate_specs(frame: pd.DataFrame) -> ValidationOutcome:

