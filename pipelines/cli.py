@@ -42,8 +42,17 @@ def cmd_parse(args: argparse.Namespace) -> int:
         print(f"gpuledger parse: {path}: {exc}", file=sys.stderr)
         return 1
     out = sys.stdout
-    for record in result.records:
+    for record in result.records:  # price observations, with exactly the record's fields
         out.write(json.dumps(record.as_dict(), default=lambda v: v.isoformat()) + "\n")
+    # Spec rows, reference rates and API prices say which kind of record they are.
+    for kind, items in (
+        ("gpu_spec", result.specs),
+        ("fx_rate", result.rates),
+        ("api_price", result.api_prices),
+    ):
+        for item in items:
+            row = {"record": kind, **item.as_dict()}
+            out.write(json.dumps(row, default=lambda v: v.isoformat()) + "\n")
     for err in result.row_errors:
         print(
             f"gpuledger parse: {path}: {err.row_ref}: field {err.field!r}: {err.reason} "
@@ -144,7 +153,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pricing-model", default="on_demand", help="ranking printed at the end")
     p.set_defaults(func=cmd_refresh)
 
-    p = sub.add_parser("parse", help="parse one captured file and print its records as JSON lines")
+    p = sub.add_parser(
+        "parse",
+        help="parse one captured file and print its records as JSON lines (prices; spec, rate "
+        "and API-price rows carry a 'record' field)",
+    )
     p.add_argument("--source", required=True)
     p.add_argument("--url", required=True, help="the URL the file was captured from")
     p.add_argument("--fetched-at", help="capture time (ISO 8601; default now)")

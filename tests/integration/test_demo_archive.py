@@ -305,3 +305,25 @@ def test_cli_parse_failure_names_the_file_and_exits_non_zero(tmp_path):
     assert done.returncode == 1
     assert str(bad) in done.stderr and "AcceleratorName" in done.stderr
     assert done.stdout == ""
+
+
+def test_cli_parse_prints_spec_rows_with_their_kind(tmp_path):
+    page = Path(__file__).parents[1] / "fixtures" / "everxcloud" / "gpus-fuer-llm-inferenz.md"
+    done = gpuledger(
+        Paths(tmp_path),
+        "parse",
+        "--source",
+        "everxcloud",
+        "--url",
+        "u",
+        "--fetched-at",
+        "2026-08-21T09:00:00Z",
+        str(page),
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    prices = [r for r in rows if "record" not in r]
+    specs = [r for r in rows if r.get("record") == "gpu_spec"]
+    assert (len(prices), len(specs)) == (9, 9)
+    h100 = next(s for s in specs if s["gpu_name_raw"] == "H100 SXM")
+    assert (h100["memory_bandwidth_gb_s"], h100["fp8_tflops"]) == (3350.0, 1979.0)
