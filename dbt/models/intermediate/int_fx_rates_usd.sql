@@ -2,14 +2,9 @@
 -- usd_per_unit = USD per EUR / currency per EUR. The newest accepted snapshot wins where several
 -- carry the same day. EUR itself is 1 per EUR; USD comes out as exactly 1.
 with accepted as (
-    select fx.*
-    from {{ ref('stg_fx_rates') }} as fx
-    inner join {{ ref('stg_snapshot_validations') }} as v
-        on v.source = fx.source
-        and v.snapshot_url = fx.snapshot_url
-        and v.snapshot_fetched_at = fx.snapshot_fetched_at
-        and v.suite = 'fx_rates'
-    where v.is_success and fx.rate_date <= {{ as_of_date() }}
+    select *
+    from ({{ accepted_rows(ref('stg_fx_rates'), 'fx_rates') }})
+    where rate_date <= {{ as_of_date() }}
 ),
 
 latest as (

@@ -2,14 +2,9 @@
 -- Several rows of one source for one GPU (a table listing a board twice) resolve deterministically
 -- by name, never by averaging.
 with accepted as (
-    select s.*
-    from {{ ref('stg_gpu_specs') }} as s
-    inner join {{ ref('stg_snapshot_validations') }} as v
-        on v.source = s.source
-        and v.snapshot_url = s.snapshot_url
-        and v.snapshot_fetched_at = s.snapshot_fetched_at
-        and v.suite = 'gpu_specs'
-    where v.is_success and s.observed_date <= {{ as_of_date() }}
+    select *
+    from ({{ accepted_rows(ref('stg_gpu_specs'), 'gpu_specs') }})
+    where observed_date <= {{ as_of_date() }}
 )
 
 select

@@ -2,21 +2,8 @@
 -- (seed spec_source_priority), with the source named beside the value. Disagreements between
 -- sources are listed in gpu_spec_conflicts; values are never averaged.
 {% set fields = ['memory_gb', 'memory_bandwidth_gb_s', 'fp16_tflops', 'fp8_tflops', 'tdp_w', 'form_factor'] %}
-with specs as (
-    select source, gpu_id, memory_gb, memory_bandwidth_gb_s, fp16_tflops, fp8_tflops, tdp_w,
-           form_factor
-    from {{ ref('int_gpu_specs_resolved') }}
-    union all
-    -- The catalog's memory size is part of what a gpu_id means; it takes part as a source.
-    select 'gpu_catalog', gpu_id, memory_gb, null, null, null, null, null
-    from {{ ref('dim_gpu') }}
-    where gpu_id in (select gpu_id from {{ ref('int_gpu_specs_resolved') }})
-),
-
-ranked as (
-    select r.*, coalesce(p.priority, 99) as priority
-    from specs as r
-    left join {{ ref('spec_source_priority') }} as p on p.source = r.source
+with ranked as (
+    select * from {{ ref('int_gpu_specs_ranked') }}
 )
 
 select

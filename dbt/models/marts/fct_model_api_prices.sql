@@ -2,14 +2,7 @@
 -- snapshot, the price whose valid_from is the latest on or before that day (no valid_from = in
 -- force as far back as known). Announced future prices are not yet in force.
 with accepted as (
-    select p.*
-    from {{ ref('stg_api_prices') }} as p
-    inner join {{ ref('stg_snapshot_validations') }} as v
-        on v.source = p.source
-        and v.snapshot_url = p.snapshot_url
-        and v.snapshot_fetched_at = p.snapshot_fetched_at
-        and v.suite = 'api_prices'
-    where v.is_success
+    {{ accepted_rows(ref('stg_api_prices'), 'api_prices') }}
 ),
 
 newest_snapshot as (

@@ -71,12 +71,7 @@ fx_newest as (
         fx.source,
         cast(max(fx.rate_date) as timestamptz) as newest_accepted_at,
         count(distinct fx.snapshot_url || cast(fx.snapshot_fetched_at as varchar)) as n_accepted_snapshots
-    from {{ ref('stg_fx_rates') }} as fx
-    inner join {{ ref('stg_snapshot_validations') }} as v
-        on v.source = fx.source
-        and v.snapshot_url = fx.snapshot_url
-        and v.snapshot_fetched_at = fx.snapshot_fetched_at
-        and v.is_success
+    from ({{ accepted_rows(ref('stg_fx_rates'), 'fx_rates') }}) as fx
     where fx.rate_date <= {{ as_of_date() }}
     group by 1
 ),
