@@ -36,81 +36,6 @@ create table if not exists raw.page_snapshots (
     primary key (source, url, fetched_at)
 );
 
-create table if not exists raw.price_observations (
-    source              varchar not null,
-    snapshot_url        varchar not null,
-    snapshot_fetched_at timestamptz not null,
-    snapshot_sha256     varchar not null,
-    row_index           integer not null,
-    provider            varchar not null,
-    offer_id            varchar not null,
-    region              varchar,
-    zone                varchar,
-    gpu_name_raw        varchar not null,
-    gpu_count           integer not null,
-    pricing_model       varchar not null,
-    price_per_hour      double not null,
-    currency            varchar not null,
-    observed_at         timestamptz not null,
-    vcpus               double,
-    ram_gb              double,
-    gpu_memory_gb       double,
-    valid_until         timestamptz,
-    parser_version      varchar not null,
-    primary key (source, snapshot_url, snapshot_fetched_at, row_index)
-);
-
-create table if not exists raw.gpu_specs (
-    source                varchar not null,
-    snapshot_url          varchar not null,
-    snapshot_fetched_at   timestamptz not null,
-    snapshot_sha256       varchar not null,
-    row_index             integer not null,
-    gpu_name_raw          varchar not null,
-    offer_id              varchar,
-    memory_gb             double,
-    memory_bandwidth_gb_s double,
-    fp16_tflops           double,
-    fp8_tflops            double,
-    tdp_w                 double,
-    form_factor           varchar,
-    observed_at           timestamptz not null,
-    parser_version        varchar not null,
-    primary key (source, snapshot_url, snapshot_fetched_at, row_index)
-);
-
-create table if not exists raw.fx_rates (
-    source              varchar not null,
-    snapshot_url        varchar not null,
-    snapshot_fetched_at timestamptz not null,
-    snapshot_sha256     varchar not null,
-    row_index           integer not null,
-    rate_date           date not null,
-    currency            varchar not null,
-    per_eur             double not null,
-    parser_version      varchar not null,
-    primary key (source, snapshot_url, snapshot_fetched_at, row_index)
-);
-
-create table if not exists raw.api_prices (
-    source              varchar not null,
-    snapshot_url        varchar not null,
-    snapshot_fetched_at timestamptz not null,
-    snapshot_sha256     varchar not null,
-    row_index           integer not null,
-    provider            varchar not null,
-    model_id            varchar not null,
-    model_name          varchar,
-    input_usd_per_mtok  double,
-    output_usd_per_mtok double,
-    currency            varchar not null,
-    valid_from          date,
-    is_tiered           boolean not null,
-    observed_at         timestamptz not null,
-    parser_version      varchar not null,
-    primary key (source, snapshot_url, snapshot_fetched_at, row_index)
-);
-
 create table if not exists raw.snapshot_validations (
     source              varchar not null,
     snapshot_url        varchar not null,
@@ -151,7 +76,73 @@ create table if not exists raw.source_runs (
 """
 
 
-RAW_ROW_TABLES = ("price_observations", "gpu_specs", "fx_rates", "api_prices")
+# Row tables: what one snapshot yields, each row keyed by its snapshot and position in it.
+# Every one carries the same provenance columns; ROW_TABLE_COLUMNS holds the rest.
+ROW_TABLE_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "price_observations": [
+        ("provider", "varchar not null"),
+        ("offer_id", "varchar not null"),
+        ("region", "varchar"),
+        ("zone", "varchar"),
+        ("gpu_name_raw", "varchar not null"),
+        ("gpu_count", "integer not null"),
+        ("pricing_model", "varchar not null"),
+        ("price_per_hour", "double not null"),
+        ("currency", "varchar not null"),
+        ("observed_at", "timestamptz not null"),
+        ("vcpus", "double"),
+        ("ram_gb", "double"),
+        ("gpu_memory_gb", "double"),
+        ("valid_until", "timestamptz"),
+    ],
+    "gpu_specs": [
+        ("gpu_name_raw", "varchar not null"),
+        ("offer_id", "varchar"),
+        ("memory_gb", "double"),
+        ("memory_bandwidth_gb_s", "double"),
+        ("fp16_tflops", "double"),
+        ("fp8_tflops", "double"),
+        ("tdp_w", "double"),
+        ("form_factor", "varchar"),
+        ("observed_at", "timestamptz not null"),
+    ],
+    "fx_rates": [
+        ("rate_date", "date not null"),
+        ("currency", "varchar not null"),
+        ("per_eur", "double not null"),
+    ],
+    "api_prices": [
+        ("provider", "varchar not null"),
+        ("model_id", "varchar not null"),
+        ("model_name", "varchar"),
+        ("input_usd_per_mtok", "double"),
+        ("output_usd_per_mtok", "double"),
+        ("currency", "varchar not null"),
+        ("valid_from", "date"),
+        ("is_tiered", "boolean not null"),
+        ("observed_at", "timestamptz not null"),
+    ],
+}
+
+PROVENANCE_COLUMNS = [
+    ("source", "varchar not null"),
+    ("snapshot_url", "varchar not null"),
+    ("snapshot_fetched_at", "timestamptz not null"),
+    ("snapshot_sha256", "varchar not null"),
+    ("row_index", "integer not null"),
+]
+
+
+def _row_table_ddl(name: str, columns: list[tuple[str, str]]) -> str:
+    cols = PROVENANCE_COLUMNS + columns + [("parser_version", "varchar not null")]
+    body = ",\n".join(f"    {c} {t}" for c, t in cols)
+    key = "    primary key (source, snapshot_url, snapshot_fetched_at, row_index)"
+    return f"create table if not exists raw.{name} (\n{body},\n{key}\n);\n"
+
+
+ROW_TABLES_DDL = "\n".join(_row_table_ddl(n, c) for n, c in ROW_TABLE_COLUMNS.items())
+
+RAW_ROW_TABLES = tuple(ROW_TABLE_COLUMNS)
 
 
 def connect(db_path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -162,6 +153,7 @@ def connect(db_path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConn
 
 def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(RAW_DDL)
+    con.execute(ROW_TABLES_DDL)
 
 
 def loaded_snapshot_keys(con: duckdb.DuckDBPyConnection, source: str) -> set[tuple[str, str]]:
