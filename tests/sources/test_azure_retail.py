@@ -1,0 +1,71 @@
+"""Azure Retail Prices API: item kinds, the VM size table, and pagination over a real server."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from sources import azure_retail
+from sources._http import FetchError, HttpClient
+from sources.records import ParseError
+from tests.conftest import FIXTURES, Route
+
+PAGES = FIXTURES / "azure_retail"
+T = datetime(2026, 8, 20, 6, tzinfo=UTC)
+
+
+def page_set(*names: str) -> bytes:
+    return json.dumps({"pages": [json.loads((PAGES / n).read_text()) for n in names]}).encode()
+
+
+RESULT = azure_retail.parse(page_set("page1.json", "page2.json"), "https://api.test/prices", T)
+
+
+def test_item_kinds():
+    got = {
+        (r.offer_id, r.pricing_model, r.region): (r.gpu_name_raw, r.gpu_count, r.price_per_hour)
+        for r in RESULT.records
+    }
+    assert got == {
+        ("Standard_ND96isr_H100_v5", "on_demand", "eastus"): ("H100 SXM 80GB", 8, 98.32),
+        ("Standard_ND96isr_H100_v5", "spot", "eastus"): ("H100 SXM 80GB", 8, 39.33),
+        # a 1-year reservation's retailPrice is the whole term: 516,846 / 8,760 h
+        ("Standard_ND96isr_H100_v5", "reserved_1y", "eastus"): ("H100 SXM 80GB", 8, 59.000685),
+        ("Standard_NC24ads_A100_v4", "on_demand", "westeurope"): ("A100 PCIe 80GB", 1, 3.673),
+    }  # Windows, Low Priority, Dev/Test and the non-GPU D-series are left out
+
+
+def test_unknown_gpu_size_is_rejected_by_name():
+    assert [(e.row_ref, e.field) for e in RESULT.row_errors] == [
+        ("pages[1].Items[1]", "armSkuName")
+    ]
+    assert "Standard_NC8ads_A10_v4" in RESULT.row_errors[0].reason
+
+
+def test_layout_change_is_a_clear_error():
+    with pytest.raises(ParseError, match="API layout changed"):
+        azure_retail.parse(b'{"value": []}', "https://api.test/prices", T)
+
+
+def test_fetch_follows_next_page_links(http_server):
+    first = json.loads((PAGES / "page1.json").read_text())
+    first["NextPageLink"] = http_server.url("/prices/page2")
+    http_server.routes["/prices"] = Route(json.dumps(first).encode(), 200, "application/json")
+    http_server.serve_file("/prices/page2", PAGES / "page2.json", "application/json")
+    client = HttpClient(min_interval_s=0, backoff_s=0.01, timeout_s=2)
+    result = azure_retail.fetch(client, http_server.url("/prices"))
+    parsed = azure_retail.parse(result.content, result.url, result.fetched_at)
+    assert len(json.loads(result.content)["pages"]) == 2
+    assert len(parsed.records) == 4
+
+
+def test_a_failing_page_fails_the_fetch(http_server):
+    first = json.loads((PAGES / "page1.json").read_text())
+    first["NextPageLink"] = http_server.url("/prices/page2")
+    http_server.routes["/prices"] = Route(json.dumps(first).encode(), 200, "application/json")
+    http_server.routes["/prices/page2"] = Route(b"down", 503)
+    client = HttpClient(min_interval_s=0, backoff_s=0.01, timeout_s=2, retries=1)
+    with pytest.raises(FetchError):
+        azure_retail.fetch(client, http_server.url("/prices"))
