@@ -1,7 +1,9 @@
-"""Source adapters. Each module has NAME, KIND, PARSER_VERSION, EXPECTED_ROWS, urls(), parse().
+"""Source adapters. Each module has NAME, KIND (price | spec | fx | api_price), PARSER_VERSION,
+EXPECTED_ROWS, urls(as_of), fetch(client, url, previous) and a pure parse(content, url, fetched_at);
+a module whose real data ships in a registry package also has seed_snapshot().
 
 Adding a source is one module here plus its fixture and test: REGISTRY discovers every module that
-defines NAME and parse, and the pipeline builds an ingest asset for each.
+defines NAME and parse, and the pipeline builds an ingest asset and its validation check for it.
 """
 
 from __future__ import annotations

