@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from sources.records import ParseError
@@ -17,6 +18,17 @@ def decode_text(content: bytes, where: str) -> str:
     except UnicodeDecodeError as exc:
         raise ParseError(
             where, "<document>", f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from exc
+
+
+def load_json(content: bytes, where: str):
+    """A JSON document; one that is not text or not JSON is a ParseError naming it."""
+    text = decode_text(content, where)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(
+            where, "<document>", f"invalid JSON: {exc.msg} at line {exc.lineno}"
         ) from exc
 
 

@@ -28,7 +28,7 @@ from datetime import datetime
 from urllib.parse import quote
 
 from sources._http import FetchError, FetchResult, HttpClient
-from sources._parsing import decode_text
+from sources._parsing import load_json
 from sources.records import ParseError, ParseResult, PriceObservation, RowError
 
 NAME = "azure_retail"
@@ -99,12 +99,7 @@ def _pages(doc, url: str) -> list[dict]:
 
 
 def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
-    try:
-        doc = json.loads(decode_text(content, url))
-    except json.JSONDecodeError as exc:
-        raise ParseError(
-            url, "<document>", f"invalid JSON: {exc.msg} at line {exc.lineno}"
-        ) from exc
+    doc = load_json(content, url)
     records, errors = [], []
     for p_idx, page in enumerate(_pages(doc, url)):
         items = page.get("Items")

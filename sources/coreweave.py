@@ -24,7 +24,7 @@ import json
 from datetime import UTC, date, datetime
 
 from sources._http import fetch_page as fetch  # noqa: F401
-from sources._parsing import decode_text, parse_count, parse_number
+from sources._parsing import load_json, parse_count, parse_number
 from sources.records import ParseError, ParseResult, PriceObservation, RowError
 
 NAME = "coreweave"
@@ -69,13 +69,7 @@ def _reconcile_count(count: int, on_demand: float | None, per_gpu: float | None)
 
 
 def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
-    text = decode_text(content, url)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(
-            url, "<document>", f"invalid JSON: {exc.msg} at line {exc.lineno}"
-        ) from exc
+    doc = load_json(content, url)
     if not isinstance(doc, dict):
         raise ParseError(url, "<document>", "expected a JSON object")
     regions = doc.get("regions")

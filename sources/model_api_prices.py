@@ -27,7 +27,7 @@ import json
 from datetime import UTC, date, datetime
 
 from sources._http import fetch_page as fetch  # noqa: F401 (no URLs: never called)
-from sources._parsing import decode_text
+from sources._parsing import load_json
 from sources.records import ApiPrice, ParseError, ParseResult, RowError
 
 NAME = "model_api_prices"
@@ -97,12 +97,7 @@ def seed_snapshot() -> tuple[str, datetime, bytes]:
 
 
 def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
-    try:
-        doc = json.loads(decode_text(content, url))
-    except json.JSONDecodeError as exc:
-        raise ParseError(
-            url, "<document>", f"invalid JSON: {exc.msg} at line {exc.lineno}"
-        ) from exc
+    doc = load_json(content, url)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ParseError(url, "format", f"expected {FORMAT!r}")
     if not isinstance(doc.get("prices"), list):
