@@ -7,6 +7,7 @@ Every file is stored byte for byte under the URL it was published at and its cap
 - CoreWeave docs pages: the commit date of each version (noon UTC), 2021-04-28 .. 2023-06-22.
 - becloudready scraper exports (8 providers): the export's own generated_at, 2026-02-11 07:11 UTC.
 - EverXCloud page (seeds/003): capture date unknown; assigned 2026-08-21.
+- Euro model-API prices (seeds/002, an article's table): capture date unknown; assigned 2026-08-21.
 - SkyPilot catalogs carry no capture date, only a version order (lambda v5@4223d8e1 < v5@2a8fa5b2 <
   v7@11580132). The demo assigns capture dates inside the CoreWeave window that keep that order;
   `origin` is "demo" on every snapshot so nobody mistakes them for live fetches.
@@ -94,6 +95,17 @@ def main(data_dir: Path) -> None:
     archive.put(
         "everxcloud",
         "seeds/003_afac63a0f5ed5f44.txt",
+        datetime.fromisoformat("2026-08-21T09:00:00+00:00"),
+        seed.read_bytes(),
+        200,
+        "text/markdown",
+        origin="demo",
+    )
+    # Euro model-API prices quoted in the reference articles (capture date unknown: assigned).
+    seed = data_dir.parent / "seeds" / "002_7896a8144f372283.txt"
+    archive.put(
+        "api_price_pages",
+        "seeds/002_7896a8144f372283.txt",
         datetime.fromisoformat("2026-08-21T09:00:00+00:00"),
         seed.read_bytes(),
         200,

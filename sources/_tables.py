@@ -22,18 +22,26 @@ from sources.records import ParseError
 # Order matters: the first rule whose pattern matches the normalised header wins.
 HEADER_RULES: list[tuple[str, re.Pattern]] = [
     ("bandwidth", re.compile(r"bandwidth|bandbreite")),
+    # model-API price tables: price per (million) input / output tokens
+    ("input_price", re.compile(r"\binput\b|eingabe|\bprompt\b")),
+    ("output_price", re.compile(r"\boutput\b|ausgabe|completion")),
     ("fp8_tflops", re.compile(r"fp8")),
     ("fp16_tflops", re.compile(r"fp16|bf16")),
     ("price", re.compile(r"\b(cost|price|preis|kosten|rate)\b|per hour|pro stunde|/std|/hr")),
     ("pricing_model", re.compile(r"pricing model|billing|commitment|tarif|abrechnung|laufzeit")),
     ("memory", re.compile(r"\bvram\b|gpu memory|\bmemory\b|speicher|\bram per gpu\b")),
     ("count", re.compile(r"^(gpus|gpu count|count|anzahl( gpus?)?|# ?gpus?|number of gpus)$")),
-    ("offer", re.compile(r"\blabel\b|instance type|instanztyp|\bsku\b|offer")),
+    (
+        "offer",
+        re.compile(
+            r"\blabel\b|instance type|instanztyp|\bsku\b|offer|^(instance|instanz)( name)?$"
+        ),
+    ),
     ("kind", re.compile(r"^(type|typ|resource type|art)$")),
     (
         "gpu",
         re.compile(
-            r"^(gpu|gpus? model|gpu type|model|modell|description|beschreibung|class|"
+            r"^(gpu|gpus? model|gpu type|model|modell|model name|description|beschreibung|class|"
             r"klasse|product|produkt|accelerator|grafikkarte)$"
         ),
     ),
@@ -77,14 +85,37 @@ def _looks_like_html(text: str) -> bool:
     return head.startswith(("<!doctype", "<html", "<table", "<!--", "<div", "<body"))
 
 
+_DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _pipe_cells(line: str) -> int:
+    return len(line.strip().strip("|").split("|"))
+
+
 def _end_pipe_tables(text: str) -> str:
-    """End each pipe table at its last piped line. Text captures often drop the blank line after a
-    table, and GFM would then read the following prose as more table rows."""
+    """Repair what text captures do to pipe tables. They often drop the blank lines around a
+    table (GFM would then read the following prose as more rows, or the table as the text of the
+    list item before it): each table starts on a fresh block and ends at its last piped line.
+    And they shorten the delimiter row ("|---|" under three headers, which GFM rejects as a
+    table): it is widened to the header's cell count."""
     out, in_table = [], False
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
         piped = "|" in line
         if in_table and line.strip() and not piped:
             out.append("")
+        starts_table = (
+            piped and not in_table and i + 1 < len(lines) and _DELIMITER_ROW.match(lines[i + 1])
+        )
+        if starts_table and out and out[-1].strip():
+            out.append("")  # a table glued to the line before it would be read as that line's text
+        if (
+            _DELIMITER_ROW.match(line)
+            and out
+            and "|" in out[-1]
+            and _pipe_cells(line) < _pipe_cells(out[-1])
+        ):
+            line = "|" + "---|" * _pipe_cells(out[-1])
         in_table = piped and line.strip() != ""
         out.append(line)
     return "\n".join(out)

@@ -123,13 +123,14 @@ class FxRate:
 
 @dataclass(frozen=True)
 class ApiPrice:
-    """A model API's price per million input and output tokens, from `valid_from` on."""
+    """A model API's price per million input and output tokens in `currency`, from `valid_from`
+    on. Converted to USD in the warehouse, like every other price."""
 
     provider: str
     model_id: str
     model_name: str
-    input_usd_per_mtok: float | None
-    output_usd_per_mtok: float | None
+    input_per_mtok: float | None
+    output_per_mtok: float | None
     currency: str
     valid_from: date | None
     is_tiered: bool

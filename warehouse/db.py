@@ -115,8 +115,8 @@ ROW_TABLE_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("provider", "varchar not null"),
         ("model_id", "varchar not null"),
         ("model_name", "varchar"),
-        ("input_usd_per_mtok", "double"),
-        ("output_usd_per_mtok", "double"),
+        ("input_per_mtok", "double"),  # in `currency`, per million tokens
+        ("output_per_mtok", "double"),
         ("currency", "varchar not null"),
         ("valid_from", "date"),
         ("is_tiered", "boolean not null"),
@@ -151,9 +151,40 @@ def connect(db_path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConn
     return duckdb.connect(str(db_path), read_only=read_only)
 
 
-def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> None:
+# Tables derived from the archive alone: when their layout changes they are rebuilt from it.
+ARCHIVE_DERIVED = ("page_snapshots", "snapshot_validations", "quarantine", *ROW_TABLE_COLUMNS)
+
+
+def _layout_changed(con: duckdb.DuckDBPyConnection) -> list[str]:
+    changed = []
+    for name, columns in ROW_TABLE_COLUMNS.items():
+        have = [
+            r[0]
+            for r in con.execute(
+                "select column_name from information_schema.columns "
+                "where table_schema = 'raw' and table_name = ? order by ordinal_position",
+                [name],
+            ).fetchall()
+        ]
+        want = [c for c, _ in PROVENANCE_COLUMNS + columns] + ["parser_version"]
+        if have and have != want:
+            changed.append(name)
+    return changed
+
+
+def ensure_raw_schema(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Create the raw tables. A warehouse written by an older gpuledger whose raw row tables had
+    another layout drops every archive-derived table, so the next load re-reads the whole archive
+    into the current layout (fetch history in raw.source_runs is kept). Returns the changed
+    tables (empty when nothing had to be rebuilt)."""
     con.execute(RAW_DDL)
+    changed = _layout_changed(con)
+    if changed:
+        for name in ARCHIVE_DERIVED:
+            con.execute(f"drop table if exists raw.{name}")
+        con.execute(RAW_DDL)
     con.execute(ROW_TABLES_DDL)
+    return changed
 
 
 def loaded_snapshot_keys(con: duckdb.DuckDBPyConnection, source: str) -> set[tuple[str, str]]:

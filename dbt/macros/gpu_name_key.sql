@@ -3,7 +3,7 @@
 {% macro gpu_name_key(column) -%}
 regexp_replace(
     regexp_replace(
-        regexp_replace(upper({{ column }}), '\b(NVIDIA|AMD|TESLA|GEFORCE|QUADRO|HGX|DGX|INSTINCT)\b', ' ', 'g'),
+        regexp_replace(upper({{ column }}), '\b(NVIDIA|AMD|INTEL|HABANA|TESLA|GEFORCE|QUADRO|HGX|DGX|INSTINCT)\b', ' ', 'g'),
         '^\s*[0-9]+\s*X\s*', ''
     ),
     '[^A-Z0-9]', '', 'g'

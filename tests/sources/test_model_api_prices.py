@@ -16,7 +16,7 @@ RESULT = model_api_prices.parse(CONTENT, URL, TAKEN)
 
 def prices(provider: str, model: str):
     return sorted(
-        ((p.valid_from or date.min), p.input_usd_per_mtok, p.output_usd_per_mtok)
+        ((p.valid_from or date.min), p.input_per_mtok, p.output_per_mtok)
         for p in RESULT.api_prices
         if p.provider == provider and p.model_id == model
     )

@@ -109,3 +109,15 @@ def test_a_page_without_a_price_table_names_the_page_and_what_it_found():
     assert "['CPU', 'Cores']" in str(err.value)
     with pytest.raises(ParseError, match="no tables at all"):
         find_tables(extract_tables(b"<p>moved</p>", "u"), "u", ("gpu", "price"))
+
+
+def test_text_capture_that_glued_a_short_delimiter_table_to_a_list_is_repaired():
+    # as in the real capture seeds/002: no blank line before the table, "|---|" under 3 headers
+    page = (
+        "- AWS Inferentia2: inference only\nAm einfachsten:\n"
+        "| Modell | Input (1M Token) | Output (1M Token) |\n|---|\n"
+        "| GPT-4o | ~2,50 € | ~10,00 € |\nSelf-Hosted\n"
+    )
+    (table,) = extract_tables(page.encode(), "seed")
+    assert table.meanings == ["gpu", "input_price", "output_price"]
+    assert table.rows == [["GPT-4o", "~2,50 €", "~10,00 €"]]
