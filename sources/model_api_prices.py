@@ -1,9 +1,15 @@
 """Per-token prices of model APIs: the alternative to renting GPUs, ranked beside them later.
 
-Data: the `genai-prices` package's maintained catalog (about 47 providers and 2,300 models, USD
-per million tokens, with the date each price started). The package holds it as Python objects; the
-archive holds bytes, so the installed catalog is written out once as a JSON snapshot in
-gpuledger's own format and that snapshot is what is parsed:
+Data: the `genai-prices` catalog (about 47 providers and 2,300 models, USD per million tokens,
+with the date each price started), in two forms that parse to the same rows:
+
+1. Daily: the catalog its maintainers publish as JSON (`UPSTREAM`, the slim v2 file; override
+   with GPULEDGER_GENAI_PRICES_URL, empty = off). A list of providers, each with `models`, each
+   model with `prices` either one price set or a list of `{"constraint": {...}, "prices": {...}}`
+   entries; a price is a number or `{"base": n, "tiers": [...]}`. Verified on a real excerpt of
+   that file (tests/fixtures/model_api_prices, upstream commit 03c250d3).
+2. Offline and first run: the catalog installed with the package (pinned in constraints.txt),
+   written once into the archive as a JSON snapshot in gpuledger's own format:
 
     {"format": "gpuledger.api_prices.v1", "origin": "genai-prices==0.2.3",
      "prices": [{"provider", "model_id", "model_name", "input_usd_per_mtok",
@@ -11,22 +17,18 @@ gpuledger's own format and that snapshot is what is parsed:
 
 A model's price history comes from the catalog's start-date constraints; a price with no start
 date is `valid_from` null (in force as far back as known). Tiered prices (a higher rate past a
-prompt size) keep their base rate and say `is_tiered`. Time-of-day prices (off-peak) are left out:
-they are not a price one can plan a daily workload on.
-
-The package's upstream also publishes this catalog as JSON for daily refresh; reading that needs
-its schema parser, which the package keeps private, so gpuledger follows the installed package
-(pinned in constraints.txt) until that parser is public.
-
-Verified on genai-prices 0.2.3 (bundled catalog).
+prompt size) keep their base rate and say `is_tiered`. Time-of-day prices (off-peak) and other
+conditional prices are left out: they are not a price one can plan a daily workload on. Models
+priced per request or per image only (no token price) are skipped.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, date, datetime
 
-from sources._http import fetch_page as fetch  # noqa: F401 (no URLs: never called)
+from sources._http import fetch_page as fetch  # noqa: F401
 from sources._parsing import load_json
 from sources.records import ApiPrice, ParseError, ParseResult, RowError
 
@@ -37,8 +39,78 @@ EXPECTED_ROWS = (1, 100_000)
 FORMAT = "gpuledger.api_prices.v1"
 
 
+UPSTREAM = (
+    "https://raw.githubusercontent.com/pydantic/genai-prices/refs/heads/main/"
+    "prices/new_data/v2/data_slim.json"
+)
+
+
 def urls(as_of=None) -> tuple[str, ...]:
-    return ()  # package data: seeded into the archive, refreshed by upgrading the package
+    configured = os.environ.get("GPULEDGER_GENAI_PRICES_URL")
+    if configured is None:
+        return (UPSTREAM,)
+    return tuple(u.strip() for u in configured.split(",") if u.strip())
+
+
+def _upstream_number(value, where: str) -> tuple[float | None, bool]:
+    if value is None:
+        return None, False
+    if isinstance(value, dict):  # {"base": 3, "tiers": [...]}
+        if "base" not in value:
+            raise ValueError(f"{where}: tiered price without a base")
+        return float(value["base"]), True
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{where}: not a number: {value!r}")
+    return float(value), False
+
+
+def upstream_rows(doc: list, url: str) -> tuple[list[dict], list[RowError]]:
+    """The published catalog JSON as plain rows, in the snapshot format's field names."""
+    rows, errors = [], []
+    for p_i, provider in enumerate(doc):
+        if not isinstance(provider, dict) or not provider.get("id"):
+            errors.append(
+                RowError(url, f"[{p_i}]", "id", "provider without an id", str(provider)[:300])
+            )
+            continue
+        models = provider.get("models")
+        if not isinstance(models, list):
+            errors.append(
+                RowError(url, f"[{p_i}]", "models", "provider without a model list", provider["id"])
+            )
+            continue
+        for m_i, model in enumerate(models):
+            ref = f"{provider['id']}.models[{m_i}]"
+            try:
+                if not isinstance(model, dict) or not model.get("id"):
+                    raise ValueError("model without an id")
+                prices = model.get("prices")
+                entries = prices if isinstance(prices, list) else [{"prices": prices}]
+                for entry in entries:
+                    constraint = entry.get("constraint") or {}
+                    if set(constraint) - {"start_date"}:
+                        continue  # time-of-day or other conditional prices
+                    price = entry.get("prices") or {}
+                    if not isinstance(price, dict):
+                        raise ValueError(f"prices is not an object: {price!r}")
+                    inp, tier_in = _upstream_number(price.get("input_mtok"), "input_mtok")
+                    out, tier_out = _upstream_number(price.get("output_mtok"), "output_mtok")
+                    if inp is None and out is None:
+                        continue
+                    rows.append(
+                        {
+                            "provider": provider["id"],
+                            "model_id": model["id"],
+                            "model_name": model.get("name") or model["id"],
+                            "input_usd_per_mtok": inp,
+                            "output_usd_per_mtok": out,
+                            "valid_from": constraint.get("start_date"),
+                            "is_tiered": tier_in or tier_out,
+                        }
+                    )
+            except (ValueError, TypeError, AttributeError) as exc:
+                errors.append(RowError(url, ref, "prices", str(exc), json.dumps(model)[:500]))
+    return rows, errors
 
 
 def _usd(value) -> tuple[float | None, bool]:
@@ -98,12 +170,16 @@ def seed_snapshot() -> tuple[str, datetime, bytes]:
 
 def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
     doc = load_json(content, url)
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ParseError(url, "format", f"expected {FORMAT!r}")
-    if not isinstance(doc.get("prices"), list):
-        raise ParseError(url, "prices", "missing: the snapshot layout changed")
-    prices, errors = [], []
-    for i, row in enumerate(doc["prices"]):
+    if isinstance(doc, list):  # the catalog as its maintainers publish it
+        rows, errors = upstream_rows(doc, url)
+    elif isinstance(doc, dict) and doc.get("format") == FORMAT:
+        if not isinstance(doc.get("prices"), list):
+            raise ParseError(url, "prices", "missing: the snapshot layout changed")
+        rows, errors = doc["prices"], []
+    else:
+        raise ParseError(url, "format", f"expected the genai-prices provider list or {FORMAT!r}")
+    prices = []
+    for i, row in enumerate(rows):
         field = "model_id"
         try:
             if not row.get("provider") or not row.get(field):
