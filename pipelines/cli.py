@@ -49,6 +49,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
         ("gpu_spec", result.specs),
         ("fx_rate", result.rates),
         ("api_price", result.api_prices),
+        ("benchmark_run", result.benchmark_runs),
     ):
         for item in items:
             row = {"record": kind, **item.as_dict()}
@@ -88,6 +89,87 @@ def cmd_import_snapshot(args: argparse.Namespace) -> int:
         f"{snap.url} @ {snap.fetched_at}; `gpuledger refresh --offline` loads it"
     )
     return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """Archive benchmark result files (files or folders), then load and build unless --no-build."""
+    from pipelines.benchmarks import archive_files
+    from pipelines.defs.resources import GpuledgerResource
+    from warehouse import db
+    from warehouse.paths import prepare_environment
+
+    paths = prepare_environment()
+    hints = {
+        "gpu": args.gpu,
+        "gpu_count": args.gpu_count,
+        "model": args.model,
+        "precision": args.precision,
+        "stack": args.stack,
+        "tensor_parallel": args.tensor_parallel,
+    }
+    hints = {k: str(v) for k, v in hints.items() if v not in (None, "")}
+    archive = GpuledgerResource(home=str(paths.home)).archive()
+    outcomes = archive_files(archive, [Path(p) for p in args.paths], hints)
+    rejected = [o for o in outcomes if o.status == "rejected"]
+    if rejected:
+        con = db.connect(paths.db_path)
+        try:
+            db.ensure_raw_schema(con)
+            for o in rejected:
+                db.record_rejected_file(
+                    con, "benchmark_files", o.url or o.display, o.sha256, f"{o.display}: {o.reason}"
+                )
+        finally:
+            con.close()
+    if not args.no_build:
+        from pipelines.refresh import run_refresh
+
+        result = run_refresh(as_of=datetime.now(UTC).date(), offline=True, out=sys.stderr)
+        if not result.success:
+            return 1
+    quarantined = _print_ingest_report(paths, outcomes, loaded=not args.no_build)
+    return 1 if rejected or quarantined else 0
+
+
+def _print_ingest_report(paths, outcomes, loaded: bool) -> int:
+    """One line per file: status, and once loaded, runs kept and items quarantined."""
+    import duckdb
+
+    counts: dict[str, tuple[int, int, str]] = {}
+    if loaded and paths.db_path.exists():
+        con = duckdb.connect(str(paths.db_path), read_only=True)
+        try:
+            for url, runs, formats in con.execute(
+                "select snapshot_url, count(*), string_agg(distinct format, ',') "
+                "from raw.benchmark_runs group by 1"
+            ).fetchall():
+                counts[url] = (runs, 0, formats)
+            for url, n, reason in con.execute(
+                "select snapshot_url, count(*), min(reason) from raw.quarantine "
+                "where source = 'benchmark_files' group by 1"
+            ).fetchall():
+                runs, _, formats = counts.get(url, (0, 0, ""))
+                counts[url] = (runs, n, formats or reason)
+        finally:
+            con.close()
+    quarantined = 0
+    for o in outcomes:
+        runs, bad, what = counts.get(o.url, (0, 0, ""))
+        quarantined += bool(bad) and o.status != "rejected"
+        detail = o.reason or (f"{runs} runs ({what})" if runs else what)
+        status = o.status
+        if bad and runs:
+            detail += f", {bad} quarantined"
+        elif bad and status in ("archived", "unchanged"):
+            status = "quarantined"
+        print(f"{status:11s} {o.display}  {detail}".rstrip())
+    totals = {s: sum(1 for o in outcomes if o.status == s) for s in
+              ("archived", "unchanged", "skipped", "rejected")}  # fmt: skip
+    print(
+        f"{len(outcomes)} files: {totals['archived']} archived, {totals['unchanged']} already "
+        f"archived, {totals['skipped']} skipped (documentation), {totals['rejected']} rejected"
+    )
+    return quarantined
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
@@ -171,6 +253,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--content-type")
     p.add_argument("file")
     p.set_defaults(func=cmd_import_snapshot)
+
+    p = sub.add_parser(
+        "ingest",
+        help="archive benchmark result files (files or folders), load and validate them, "
+        "and rebuild the warehouse",
+    )
+    p.add_argument("paths", nargs="+", help="result files or folders")
+    p.add_argument("--gpu", help="GPU the runs used, when the files do not say (e.g. 'H200 SXM')")
+    p.add_argument("--gpu-count", type=int, help="GPUs per run, when the files do not say")
+    p.add_argument("--model", help="model, when the files do not say")
+    p.add_argument("--precision", help="weights precision (bf16, fp8, int4 ...)")
+    p.add_argument("--stack", help="serving stack (vllm, sglang, tgi ...)")
+    p.add_argument("--tensor-parallel", type=int)
+    p.add_argument(
+        "--no-build", action="store_true", help="archive only; the next refresh loads the files"
+    )
+    p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("rank", help="the daily GPU ranking (read-only)")
     p.add_argument("--date", help="day to show (default: the newest day with fresh prices)")

@@ -12,6 +12,7 @@ object under its final name.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -95,6 +96,35 @@ class Archive:
             return existing[snap.key]
         self._append_index(snap)
         return snap
+
+    def put_once(
+        self,
+        source: str,
+        url: str,
+        fetched_at: datetime,
+        content: bytes,
+        content_type: str = "",
+        origin: str = "import",
+    ) -> tuple[Snapshot, bool]:
+        """Store a file unless this source already holds the same bytes with the same URL fragment
+        (the hints after '#'; the path before it may differ: a file copied elsewhere is still the
+        same file): (snapshot, True) when new, (the earlier snapshot, False) when already
+        archived. Check and append happen under an exclusive lock, so two processes ingesting
+        the same file at once archive it once."""
+        digest = sha256_hex(content)
+        self.root.mkdir(parents=True, exist_ok=True)
+        with (self.root / "index.lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                fragment = url.partition("#")[2]
+                for snap in self.snapshots(source):
+                    if snap.sha256 == digest and snap.url.partition("#")[2] == fragment:
+                        return snap, False
+                return self.put(
+                    source, url, fetched_at, content, 200, content_type, origin=origin
+                ), True
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def record_event(self, snap: Snapshot) -> Snapshot:
         """Record an event whose bytes are already stored (a 304 Not Modified, or a copy)."""

@@ -140,6 +140,86 @@ class ApiPrice:
         return dataclasses.asdict(self)
 
 
+HARDWARE_SOURCES = ("file", "system_description", "operator", "file_name", "api", "none")
+RUN_KINDS = ("inference", "training", "fine_tuning", "image_generation", "embedding")
+OUTPUT_UNITS = ("tokens", "samples", "images", "requests")
+
+
+@dataclass(frozen=True)
+class BenchmarkRun:
+    """One measured run from a benchmark result file, units in the field names.
+
+    Latencies are milliseconds; throughputs are per second for the whole system under test (all
+    `gpu_count` GPUs); per-GPU figures are derived in the warehouse. A figure the file does not
+    have stays None: a p95 is never made up from a mean. `percentile_source` says whether the
+    percentiles were computed from per-request arrays in the file or copied from its summary.
+    `hardware_source` says where gpu_name_raw / gpu_count came from (the file's hardware fields, a
+    system description, the operator, a documented file-name convention, an API with no GPU).
+    """
+
+    run_ref: str  # where in the file: "records[3]", "line 2", "block 4"
+    format: str
+    tool: str
+    tool_version: str | None
+    model_id: str | None
+    model_params_b: float | None
+    precision: str | None
+    serving_stack: str | None
+    serving_stack_version: str | None
+    gpu_name_raw: str | None
+    gpu_count: int | None
+    hardware_source: str
+    api_provider: str | None
+    tensor_parallel: int | None
+    run_kind: str
+    scenario: str | None
+    input_len: float | None
+    output_len: float | None
+    concurrency: float | None
+    request_rate: float | None  # requests/s offered; None = as fast as possible / closed loop
+    attempted: int | None
+    completed: int | None
+    failed: int | None
+    goodput_rps: float | None
+    duration_s: float | None
+    request_throughput_rps: float | None
+    output_tokens_per_s: float | None
+    total_tokens_per_s: float | None
+    output_unit: str  # tokens | samples | images | requests
+    output_units_per_s: float | None  # in output_unit; a tokens run repeats output_tokens_per_s
+    ttft_mean_ms: float | None = None
+    ttft_p50_ms: float | None = None
+    ttft_p95_ms: float | None = None
+    ttft_p99_ms: float | None = None
+    tpot_mean_ms: float | None = None
+    tpot_p50_ms: float | None = None
+    tpot_p95_ms: float | None = None
+    tpot_p99_ms: float | None = None
+    itl_mean_ms: float | None = None
+    itl_p50_ms: float | None = None
+    itl_p95_ms: float | None = None
+    itl_p99_ms: float | None = None
+    e2e_mean_ms: float | None = None
+    e2e_p50_ms: float | None = None
+    e2e_p95_ms: float | None = None
+    e2e_p99_ms: float | None = None
+    time_to_complete_s: float | None = None
+    percentile_source: str | None = None  # per_request | tool_summary
+    model_source: str | None = None  # file | file_name | operator
+    measured_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if self.hardware_source not in HARDWARE_SOURCES:
+            raise ValueError(f"unknown hardware_source {self.hardware_source!r}")
+        if self.run_kind not in RUN_KINDS:
+            raise ValueError(f"unknown run_kind {self.run_kind!r}")
+        if self.output_unit not in OUTPUT_UNITS:
+            raise ValueError(f"unknown output_unit {self.output_unit!r}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 @dataclass
 class ParseResult:
     """What a parser returns: the good records and the rows it had to reject.
@@ -152,3 +232,4 @@ class ParseResult:
     specs: list[GpuSpecObservation] = dataclasses.field(default_factory=list)
     rates: list[FxRate] = dataclasses.field(default_factory=list)
     api_prices: list[ApiPrice] = dataclasses.field(default_factory=list)
+    benchmark_runs: list[BenchmarkRun] = dataclasses.field(default_factory=list)

@@ -7,6 +7,7 @@ crash mid-load leaves the snapshot unloaded, and the next run loads it whole.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -15,6 +16,8 @@ from typing import Any
 
 import duckdb
 import pandas as pd
+
+from sources.records import BenchmarkRun
 
 RAW_DDL = """
 create schema if not exists raw;
@@ -123,6 +126,25 @@ ROW_TABLE_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("observed_at", "timestamptz not null"),
     ],
 }
+
+def _columns_of(record_type, not_null: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Raw columns from a record dataclass, so table and record cannot drift apart."""
+    out = []
+    for f in dataclasses.fields(record_type):
+        ann = str(f.type)
+        sql = (
+            "timestamptz" if "datetime" in ann
+            else "bigint" if ann.startswith("int")
+            else "double" if ann.startswith("float")
+            else "varchar"
+        )  # fmt: skip
+        out.append((f.name, f"{sql} not null" if f.name in not_null else sql))
+    return out
+
+
+ROW_TABLE_COLUMNS["benchmark_runs"] = _columns_of(
+    BenchmarkRun, ("run_ref", "format", "tool", "hardware_source", "run_kind", "output_unit")
+)
 
 PROVENANCE_COLUMNS = [
     ("source", "varchar not null"),
@@ -298,4 +320,16 @@ def record_source_run(
     con.execute(
         "insert or replace into raw.source_runs values (?,?,?,?,?,?,?)",
         [run_id, source, url, _now(), fetch_status, fetch_error, used_archive],
+    )
+
+
+def record_rejected_file(
+    con: duckdb.DuckDBPyConnection, source: str, url: str, sha256: str, reason: str
+) -> None:
+    """A file that could not even be archived (over the size cap, unreadable, a symlink): kept in
+    quarantine with its reason, keyed by the file and the time it was refused."""
+    now = _now()
+    con.execute(
+        "insert or ignore into raw.quarantine values (?,?,?,?,?,?,?,?,?)",
+        [source, url, now, sha256 or "", "<file>", "<file>", reason, None, now],
     )

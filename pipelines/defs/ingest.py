@@ -22,9 +22,12 @@ import dagster as dg
 import pandas as pd
 
 import sources
+from pipelines.benchmarks import take_inbox
 from pipelines.defs.quality import (
+    BENCHMARK_SUITE_NAME,
     ValidationOutcome,
     validate_api_prices,
+    validate_benchmarks,
     validate_prices,
     validate_rates,
     validate_specs,
@@ -32,7 +35,13 @@ from pipelines.defs.quality import (
 from pipelines.defs.resources import GpuledgerResource
 from sources._http import FetchError
 from sources.archive import Archive, Snapshot
-from sources.records import ApiPrice, GpuSpecObservation, ParseError, PriceObservation
+from sources.records import (
+    ApiPrice,
+    BenchmarkRun,
+    GpuSpecObservation,
+    ParseError,
+    PriceObservation,
+)
 from warehouse import db
 
 CHECK_NAME = "snapshots_valid"
@@ -45,6 +54,7 @@ RAW_TABLE_KEYS = [
         "gpu_specs",
         "fx_rates",
         "api_prices",
+        "benchmark_runs",
         "snapshot_validations",
         "quarantine",
         "source_runs",
@@ -53,6 +63,7 @@ RAW_TABLE_KEYS = [
 OBSERVATION_COLUMNS = [f.name for f in dataclasses.fields(PriceObservation)]
 SPEC_COLUMNS = [f.name for f in dataclasses.fields(GpuSpecObservation)]
 API_PRICE_COLUMNS = [f.name for f in dataclasses.fields(ApiPrice)]
+BENCHMARK_COLUMNS = [f.name for f in dataclasses.fields(BenchmarkRun)]
 
 
 @dataclass
@@ -75,6 +86,8 @@ def _fetch_into_archive(
     module: ModuleType, settings: GpuledgerResource, archive: Archive, run_id: str, log, con
 ) -> IngestSummary:
     summary = IngestSummary(module.NAME)
+    if module.KIND == "benchmark":  # local files: the inbox is read offline too
+        _take_inbox(module, settings, archive, run_id, log, con, summary)
     urls = settings.urls_for(module)
     if settings.offline:
         for url in urls:
@@ -125,6 +138,25 @@ def _fetch_into_archive(
     if summary.fetch_failures or not module.urls(settings.as_of_date()):
         _seed_if_empty(module, archive, log)
     return summary
+
+
+def _take_inbox(module, settings, archive, run_id, log, con, summary) -> None:
+    inbox = settings.paths.home / "inbox"
+    for outcome in take_inbox(archive, inbox):
+        if outcome.status == "archived":
+            summary.fetched += 1
+            log.info(f"[{module.NAME}] inbox: archived {outcome.display}")
+        elif outcome.status == "rejected":
+            reason = f"{outcome.display}: {outcome.reason}"
+            summary.fetch_failures.append(reason)
+            log.error(f"[{module.NAME}] inbox: {reason} (moved to inbox/rejected)")
+            db.record_rejected_file(
+                con, module.NAME, outcome.url or outcome.display, outcome.sha256, reason
+            )
+        elif outcome.status == "unchanged":
+            log.info(f"[{module.NAME}] inbox: {outcome.display} already archived")
+    if inbox.is_dir():
+        db.record_source_run(con, run_id, module.NAME, f"inbox:{inbox}", "fetched", None, False)
 
 
 def _seed_if_empty(module: ModuleType, archive: Archive, log) -> None:
@@ -194,7 +226,11 @@ def _load_pending(
         if (snap.url, _key_ts(snap)) not in loaded
         and (module.KIND in DATED_BY_ROW or snap.fetched_at_dt.date() <= as_of)
     ]
-    for snap in sorted(pending, key=lambda s: (s.fetched_at, s.url)):
+    pending = sorted(pending, key=lambda s: (s.fetched_at, s.url))
+    if module.KIND == "benchmark":
+        _load_benchmark_files(module, archive, con, summary, log, pending)
+        return
+    for snap in pending:
         frames, outcomes, quarantine = _parse_and_validate(module, archive, snap, log)
         db.load_snapshot(
             con, snap, module.PARSER_VERSION, frames, [o.as_record() for o in outcomes], quarantine
@@ -215,8 +251,8 @@ def _load_pending(
             log.error(f"[{module.NAME}] snapshot {snap.url} @ {snap.fetched_at} failed: {failed}")
 
 
-def _parse_and_validate(module: ModuleType, archive: Archive, snap: Snapshot, log):
-    """Parse one snapshot and run its suites: (frames by raw table, outcomes, quarantine)."""
+def _parse_snapshot(module: ModuleType, archive: Archive, snap: Snapshot, log):
+    """(ParseResult, None), or (None, what to load for a document that could not be read)."""
     try:
         try:
             content = archive.read(snap.sha256)
@@ -244,7 +280,15 @@ def _parse_and_validate(module: ModuleType, archive: Archive, snap: Snapshot, lo
                 "raw": snap.archive_path,
             }
         ]
-        return {}, [outcome], quarantine
+        return None, ({}, [outcome], quarantine)
+    return result, None
+
+
+def _parse_and_validate(module: ModuleType, archive: Archive, snap: Snapshot, log):
+    """Parse one snapshot and run its suites: (frames by raw table, outcomes, quarantine)."""
+    result, failed = _parse_snapshot(module, archive, snap, log)
+    if failed is not None:
+        return failed
     whole, slices = split_gpu_slices(result.records)
     quarantine = [
         {"item_ref": e.row_ref, "field": e.field, "reason": e.reason, "raw": e.raw}
@@ -276,6 +320,71 @@ def _parse_and_validate(module: ModuleType, archive: Archive, snap: Snapshot, lo
         frames["gpu_specs"] = _spec_frame(result.specs)
         outcomes.append(validate_specs(frames["gpu_specs"]))
     return frames, outcomes, quarantine
+
+
+def _load_benchmark_files(module, archive, con, summary, log, pending) -> None:
+    """Benchmark files are many and small: all pending files are parsed, their runs validated in
+    one Great Expectations pass (a failing run is quarantined, not its file), and each file is
+    then loaded in its own transaction with its runs, verdict and quarantine."""
+    parsed = []
+    for snap in pending:
+        result, failed = _parse_snapshot(module, archive, snap, log)
+        if failed is not None:
+            frames, outcomes, quarantine = failed
+            outcomes = [dataclasses.replace(o, suite=BENCHMARK_SUITE_NAME) for o in outcomes]
+            db.load_snapshot(con, snap, module.PARSER_VERSION, frames,
+                             [o.as_record() for o in outcomes], quarantine)  # fmt: skip
+            summary.snapshots_loaded += 1
+            summary.rows_quarantined += len(quarantine)
+            summary.snapshots_failed.append(
+                {"url": snap.url, "fetched_at": snap.fetched_at, "sha256": snap.sha256,
+                 "failed": [f.get("expectation") for o in outcomes for f in o.failed_expectations]}
+            )  # fmt: skip
+            continue
+        for e in result.row_errors:
+            log.warning(f"[{module.NAME}] {e.where} {e.row_ref}: field {e.field!r}: {e.reason}")
+        parsed.append((snap, result))
+    runs = [(i, run) for i, (_, result) in enumerate(parsed) for run in result.benchmark_runs]
+    frame = pd.DataFrame([r.as_dict() for _, r in runs], columns=BENCHMARK_COLUMNS)
+    frame["measured_at"] = pd.to_datetime(frame["measured_at"], utc=True)
+    _, bad = validate_benchmarks(frame) if len(frame) else (None, {})
+    positions: dict[int, list[int]] = {}
+    for pos, (i, _) in enumerate(runs):
+        positions.setdefault(i, []).append(pos)
+    for i, (snap, result) in enumerate(parsed):
+        mine = positions.get(i, [])
+        quarantine = [
+            {"item_ref": e.row_ref, "field": e.field, "reason": e.reason, "raw": e.raw}
+            for e in result.row_errors
+        ]
+        failed = []
+        for pos in mine:
+            if pos in bad:
+                run = runs[pos][1]
+                reasons = bad[pos]
+                log.warning(f"[{module.NAME}] {snap.url} {run.run_ref}: quarantined: {reasons}")
+                quarantine.append(
+                    {
+                        "item_ref": run.run_ref,
+                        "field": "; ".join(sorted({r.split(": ", 1)[-1] for r in reasons})),
+                        "reason": "; ".join(reasons),
+                        "raw": json.dumps(run.as_dict(), default=str),
+                    }
+                )
+                failed.append({"run": run.run_ref, "expectations": reasons})
+        kept = frame.loc[[p for p in mine if p not in bad]].reset_index(drop=True)
+        outcome = ValidationOutcome(True, len(kept), failed, [], BENCHMARK_SUITE_NAME)
+        db.load_snapshot(
+            con,
+            snap,
+            module.PARSER_VERSION,
+            {"benchmark_runs": kept},
+            [outcome.as_record()],
+            quarantine,
+        )
+        summary.snapshots_loaded += 1
+        summary.rows_loaded += len(kept)
+        summary.rows_quarantined += len(quarantine)
 
 
 def _key_ts(snap: Snapshot) -> str:

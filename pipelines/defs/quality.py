@@ -249,3 +249,103 @@ def validate_specs(frame: pd.DataFrame) -> ValidationOutcome:
     for column, _, _ in SPEC_RANGES:
         checked[column] = pd.to_numeric(checked[column], errors="coerce")
     return _run(checked, build_spec_suite(), "gpu_specs")
+
+
+# --- benchmark runs: a failing run is quarantined, the rest of its file lands ----------------
+
+BENCHMARK_SUITE_NAME = "benchmark_runs"
+THROUGHPUT_COLUMNS = (
+    "request_throughput_rps",
+    "output_tokens_per_s",
+    "total_tokens_per_s",
+    "output_units_per_s",
+    "goodput_rps",
+)
+LATENCY_METRICS = ("ttft", "tpot", "itl", "e2e")
+
+
+def build_benchmark_suite():
+    import great_expectations as gx
+    import great_expectations.expectations as gxe
+
+    from sources.records import HARDWARE_SOURCES, OUTPUT_UNITS, RUN_KINDS
+
+    _ensure_context()
+    suite = gx.ExpectationSuite(name=BENCHMARK_SUITE_NAME)
+    for column in ("format", "tool", "hardware_source", "run_kind", "output_unit"):
+        suite.add_expectation(gxe.ExpectColumnValuesToNotBeNull(column=column))
+    suite.add_expectation(
+        gxe.ExpectColumnValuesToBeInSet(column="output_unit", value_set=list(OUTPUT_UNITS))
+    )
+    suite.add_expectation(
+        gxe.ExpectColumnValuesToBeInSet(column="run_kind", value_set=list(RUN_KINDS))
+    )
+    suite.add_expectation(
+        gxe.ExpectColumnValuesToBeInSet(column="hardware_source", value_set=list(HARDWARE_SOURCES))
+    )
+    for column in THROUGHPUT_COLUMNS:  # nulls are not checked: a format may not have the figure
+        suite.add_expectation(
+            gxe.ExpectColumnValuesToBeBetween(column=column, min_value=0, strict_min=True)
+        )
+    suite.add_expectation(
+        gxe.ExpectColumnValuesToBeBetween(column="gpu_count", min_value=1, max_value=4096)
+    )
+    for column in ("attempted", "completed", "failed"):
+        suite.add_expectation(gxe.ExpectColumnValuesToBeBetween(column=column, min_value=0))
+    suite.add_expectation(
+        gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A="attempted",
+            column_B="completed",
+            or_equal=True,
+            ignore_row_if="either_value_is_missing",
+        )
+    )
+    for metric in LATENCY_METRICS:
+        for stat in ("mean", "p50", "p95", "p99"):
+            suite.add_expectation(
+                gxe.ExpectColumnValuesToBeBetween(column=f"{metric}_{stat}_ms", min_value=0)
+            )
+        for high, low in (("p95", "p50"), ("p99", "p95"), ("p99", "p50")):
+            suite.add_expectation(
+                gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+                    column_A=f"{metric}_{high}_ms",
+                    column_B=f"{metric}_{low}_ms",
+                    or_equal=True,
+                    ignore_row_if="either_value_is_missing",
+                )
+            )
+    return suite
+
+
+def validate_benchmarks(frame: pd.DataFrame) -> tuple[ValidationOutcome, dict[int, list[str]]]:
+    """Run the benchmark suite on one file's runs. Returns the outcome for the runs that pass
+    (the ones that will be loaded) and, per failing row position, the reasons it fails: those
+    runs go to quarantine, not the whole file."""
+    checked = frame.reset_index(drop=True).copy()
+    numeric = [c for c in checked.columns if c.endswith(("_ms", "_s", "_rps")) or c in (
+        "gpu_count", "attempted", "completed", "failed")]  # fmt: skip
+    for column in numeric:
+        checked[column] = pd.to_numeric(checked[column], errors="coerce")
+    suite = build_benchmark_suite()
+    result = _batch(checked, BENCHMARK_SUITE_NAME).validate(
+        suite, result_format={"result_format": "COMPLETE"}
+    )
+    bad: dict[int, list[str]] = {}
+    failed: list[dict[str, Any]] = []
+    for res in result.results:
+        if res.success:
+            continue
+        cfg = res.expectation_config
+        kwargs = {k: v for k, v in cfg.kwargs.items() if k != "batch_id"}
+        what = kwargs.get("column") or f"{kwargs.get('column_A')} >= {kwargs.get('column_B')}"
+        indexes = (res.result or {}).get("unexpected_index_list") or []
+        failed.append({"expectation": cfg.type, "kwargs": kwargs, "unexpected_count": len(indexes)})
+        for i in indexes:
+            row = int(i if not isinstance(i, dict) else i.get("index", -1))
+            bad.setdefault(row, []).append(f"{cfg.type}: {what}")
+    kept = len(checked) - len(bad)
+    samples = checked.loc[sorted(bad)].head(SAMPLE_ROWS).astype(str).to_dict(orient="records")
+    return (
+        ValidationOutcome(True, kept, failed, samples, BENCHMARK_SUITE_NAME),
+        bad,
+    )

@@ -8,7 +8,8 @@
 --   4. memory hint from the raw name ("A100-80GB", "H200-SXM-141GB"); a memory size from the record (e.g. GpuInfo) is used only
 --      when it picks exactly one candidate (catalogs sometimes put host RAM there);
 --   5. exactly one catalog row left -> resolved; none -> unknown; several -> ambiguous.
--- Names come from every source: price rows (keyed by provider) and spec rows (keyed by source).
+-- Names come from every source: price rows (keyed by provider), spec rows (keyed by source) and
+-- benchmark runs (provider 'benchmark').
 with names as (
     select distinct
         provider,
@@ -23,6 +24,16 @@ with names as (
         offer_id,
         memory_gb as gpu_memory_gb
     from {{ ref('stg_gpu_specs') }}
+    union
+    -- benchmark files name their hardware in many ways ("H100SXM5", "NVIDIA A100-SXM4-80GB",
+    -- "AMD Instinct MI300X-NPS1-SPX-192GB-750W", "b200-dgxc"); keyed as provider 'benchmark'
+    select distinct
+        'benchmark' as provider,
+        gpu_name_raw,
+        '' as offer_id,
+        cast(null as double) as gpu_memory_gb
+    from {{ ref('stg_benchmark_runs') }}
+    where gpu_name_raw is not null
 ),
 
 keyed as (

@@ -1,5 +1,5 @@
 -- Raw GPU names that did not resolve to a canonical gpu_id, with the reason and where they appear
--- (price rows by provider, spec rows by source). Nothing is dropped silently: unresolved offers stay
+-- (price rows by provider, spec rows by source, benchmark runs as provider 'benchmark'). Nothing is dropped silently: unresolved offers stay
 -- in fct_gpu_offers_daily with a null gpu_id.
 with seen as (
     select provider, gpu_name_raw, offer_id, gpu_memory_gb, observed_at
@@ -7,6 +7,10 @@ with seen as (
     union all
     select source, gpu_name_raw, offer_id, memory_gb, observed_at
     from {{ ref('stg_gpu_specs') }}
+    union all
+    select 'benchmark', gpu_name_raw, '', cast(null as double), snapshot_fetched_at
+    from {{ ref('stg_benchmark_runs') }}
+    where gpu_name_raw is not null
 )
 
 select

@@ -1,0 +1,192 @@
+"""Benchmark result files into the archive: `gpuledger ingest PATH...` and the inbox folder.
+
+Both take files as they are, store each by content hash under `file:<path as ingested>` (plus the
+operator's hardware hints), and leave parsing and validation to the benchmark_files source, so a
+file reaches the warehouse the same way whichever door it came through. What cannot be archived
+(unreadable, over the size cap, a symlink) is reported with the file and the reason and recorded
+in raw.quarantine; nothing is deleted. Files taken from the inbox move to inbox/ingested/ (or
+inbox/rejected/ with a .reason.txt beside them), so the next run does not see them again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sources import _bench, benchmark_files
+from sources.archive import Archive
+from sources.records import ParseError
+
+# Documentation and scripts that travel with result files: not results, not quarantined.
+_NOT_RESULTS = re.compile(
+    r"^(readme|license|licence|copying|notice)([._-].*)?$|\.(md|sh|py|yaml|yml|png|jpe?g|svg|"
+    r"ipynb|pdf|html?)$|\.sh\.txt$",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class FileOutcome:
+    display: str  # the path as ingested (what the URL names)
+    status: str  # archived | unchanged | rejected | skipped
+    reason: str = ""
+    sha256: str = ""
+    url: str = ""
+
+
+def is_documentation(path: Path) -> bool:
+    return bool(_NOT_RESULTS.search(path.name))
+
+
+def collect(paths: list[Path]) -> tuple[list[tuple[Path, str]], list[FileOutcome]]:
+    """Files to ingest with their display paths (relative to the parent of what was named), and
+    what was skipped. Folders are walked in name order; hidden entries and documentation are
+    skipped; symlinks are never followed (a link could point anywhere on the machine)."""
+    files: list[tuple[Path, str]] = []
+    skipped: list[FileOutcome] = []
+    for root in paths:
+        base = root.parent
+        if root.is_symlink():
+            skipped.append(FileOutcome(str(root), "rejected", "symlink: not followed"))
+            continue
+        if root.is_file():
+            files.append((root, root.name if base == Path(".") else f"{base.name}/{root.name}"))
+            continue
+        if not root.is_dir():
+            skipped.append(FileOutcome(str(root), "rejected", "no such file or folder"))
+            continue
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in sorted(filenames):
+                path = Path(dirpath) / name
+                display = str(path.relative_to(base)).replace(os.sep, "/")
+                if name.startswith("."):
+                    continue
+                if path.is_symlink():
+                    skipped.append(FileOutcome(display, "rejected", "symlink: not followed"))
+                elif is_documentation(path):
+                    skipped.append(FileOutcome(display, "skipped", "documentation, not a result"))
+                else:
+                    files.append((path, display))
+    return files, skipped
+
+
+def _system_hints(files: list[tuple[Path, str]]) -> dict[Path, dict[str, str]]:
+    """MLPerf system descriptions, by folder: they name the hardware of the results beside them
+    (and in that folder's subfolders)."""
+    found: dict[Path, dict[str, str]] = {}
+    for path, _ in files:
+        if path.suffix.lower() != ".json" or path.stat().st_size > 1_000_000:
+            continue
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, json.JSONDecodeError):
+            continue
+        if isinstance(doc, dict) and "accelerator_model_name" in doc:
+            found[path.parent] = _bench.mlperf_system_hints(doc)
+    return found
+
+
+def _hints_for(path: Path, systems: dict[Path, dict[str, str]]) -> dict[str, str]:
+    for folder in [path.parent, *path.parent.parents]:
+        if folder in systems:
+            return systems[folder]
+    return {}
+
+
+def archive_files(
+    archive: Archive,
+    paths: list[Path],
+    operator_hints: dict[str, str] | None = None,
+    origin: str = "import",
+    now: datetime | None = None,
+) -> list[FileOutcome]:
+    """Archive every result file under `paths`. Returns one outcome per file seen."""
+    now = now or datetime.now(UTC)
+    files, outcomes = collect(paths)
+    systems = _system_hints(files)
+    for path, display in files:
+        hints = {**(operator_hints or {}), **_hints_for(path, systems)}
+        url = benchmark_files.file_url(display, hints)
+        try:
+            size = path.stat().st_size
+            cap_mb = benchmark_files.MAX_FILE_BYTES / 1e6
+            if size > benchmark_files.MAX_FILE_BYTES:
+                outcomes.append(
+                    FileOutcome(
+                        display,
+                        "rejected",
+                        f"{size / 1e6:.0f} MB is over the {cap_mb:.0f} MB cap for a result "
+                        "file (GPULEDGER_MAX_BENCHMARK_MB)",
+                        _sha256_file(path),
+                        url,
+                    )
+                )
+                continue
+            content = path.read_bytes()
+        except OSError as exc:
+            outcomes.append(
+                FileOutcome(display, "rejected", f"cannot read: {exc.strerror}", "", url)
+            )
+            continue
+        snap, created = archive.put_once(benchmark_files.NAME, url, now, content, "", origin)
+        outcomes.append(
+            FileOutcome(display, "archived" if created else "unchanged", "", snap.sha256, url)
+        )
+    return outcomes
+
+
+def _sha256_file(path: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def describe(path: Path) -> str:
+    """The format gpuledger would read a file as, or why it cannot (for `gpuledger ingest -n`)."""
+    try:
+        return benchmark_files.detect_format(path.read_bytes(), str(path))
+    except ParseError as exc:
+        return f"unreadable: {exc.reason}"
+
+
+def take_inbox(archive: Archive, inbox: Path, now: datetime | None = None) -> list[FileOutcome]:
+    """Archive what waits in the inbox and move it out of the way (never delete)."""
+    if not inbox.is_dir():
+        return []
+    entries = sorted(p for p in inbox.iterdir() if p.name not in ("ingested", "rejected"))
+    entries = [p for p in entries if not p.name.startswith(".")]
+    if not entries:
+        return []
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S")
+    outcomes = archive_files(archive, entries, origin="inbox", now=now)
+    by_top: dict[str, list[FileOutcome]] = {}
+    for o in outcomes:
+        by_top.setdefault(o.display.split("/")[1] if "/" in o.display else o.display, []).append(o)
+    for entry in entries:
+        results = by_top.get(entry.name, [])
+        rejected = [o for o in results if o.status == "rejected"]
+        target = inbox / ("rejected" if rejected else "ingested") / stamp
+        target.mkdir(parents=True, exist_ok=True)
+        dest = target / _safe_name(entry.name)
+        shutil.move(str(entry), str(dest))
+        if rejected:
+            (target / f"{_safe_name(entry.name)}.reason.txt").write_text(
+                "\n".join(f"{o.display}: {o.reason}" for o in rejected) + "\n", encoding="utf-8"
+            )
+    return outcomes
+
+
+def _safe_name(name: str) -> str:
+    """A name safe to create inside the inbox: no separators, no control characters, not . or .."""
+    clean = re.sub(r"[\x00-\x1f/\\]", "_", name).strip()
+    return clean if clean not in ("", ".", "..") else "_"
