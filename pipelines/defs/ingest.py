@@ -135,7 +135,7 @@ def _fetch_into_archive(
         db.record_source_run(con, run_id, module.NAME, url, status, None, False)
     # Package data (no URLs of its own) and sources that could not be fetched seed from their
     # package when nothing is archived yet.
-    if summary.fetch_failures or not module.urls(settings.as_of_date()):
+    if summary.fetch_failures or not urls:
         _seed_if_empty(module, archive, log)
     return summary
 
