@@ -127,6 +127,7 @@ ROW_TABLE_COLUMNS: dict[str, list[tuple[str, str]]] = {
     ],
 }
 
+
 def _columns_of(record_type, not_null: tuple[str, ...]) -> list[tuple[str, str]]:
     """Raw columns from a record dataclass, so table and record cannot drift apart."""
     out = []
