@@ -31,7 +31,7 @@ def ranking(
                 # The newest day with freshly observed prices (not only carried-forward ones).
                 day = con.execute(
                     """
-                    select max(day) from marts.fct_gpu_rankings_daily
+                    select max(day) from marts.fct_gpu_price_rankings_daily
                     where pricing_model = ? and (? is null or day <= ?)
                       and day <= (select max(observed_date) from marts.fct_gpu_offers_daily)
                     """,
@@ -42,7 +42,7 @@ def ranking(
                 select gpu_rank, gpu_id, best_price_usd_per_gpu_hour, best_provider, best_offer_id,
                        best_region, best_offer_gpu_count, n_offers, n_providers, is_stale,
                        days_since_observed, observed_at
-                from marts.fct_gpu_rankings_daily
+                from marts.fct_gpu_price_rankings_daily
                 where day = ? and pricing_model = ?
                 order by gpu_rank
                 """,

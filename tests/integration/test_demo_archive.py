@@ -108,7 +108,7 @@ def test_ranking_of_the_last_demo_day(demo):
             paths,
             """
         select gpu_id, best_price_usd_per_gpu_hour, best_provider, best_offer_id, is_stale
-        from marts.fct_gpu_rankings_daily where day = ? and pricing_model = 'on_demand'""",
+        from marts.fct_gpu_price_rankings_daily where day = ? and pricing_model = 'on_demand'""",
             [DAY],
         )
     }
@@ -119,14 +119,14 @@ def test_ranking_of_the_last_demo_day(demo):
     assert rows["nvidia-b200-sxm-180gb"][1] in {"coreweave", "nebius"}
     ranks = query(
         paths,
-        """select gpu_rank, gpu_id from marts.fct_gpu_rankings_daily
+        """select gpu_rank, gpu_id from marts.fct_gpu_price_rankings_daily
                             where day = ? and pricing_model = 'on_demand' order by gpu_rank""",
         [DAY],
     )
     assert [r[0] for r in ranks] == list(range(1, len(ranks) + 1))
     prices = query(
         paths,
-        """select best_price_usd_per_gpu_hour from marts.fct_gpu_rankings_daily
+        """select best_price_usd_per_gpu_hour from marts.fct_gpu_price_rankings_daily
                              where day = ? and pricing_model = 'on_demand' order by gpu_rank""",
         [DAY],
     )

@@ -100,7 +100,7 @@ def test_live_fetch_through_dagster_and_dbt_to_the_marts(tmp_path, served):
         paths,
         """
         select best_provider, best_price_usd_per_gpu_hour, is_stale
-        from marts.fct_gpu_rankings_daily
+        from marts.fct_gpu_price_rankings_daily
         where day = ? and pricing_model = 'on_demand' and gpu_id = 'nvidia-h100-pcie-80gb'""",
         [TODAY],
     )

@@ -1,46 +1,64 @@
--- First daily ranking: per day and pricing model, each canonical GPU by its cheapest offer per
--- GPU-hour (USD). Ties break by gpu_id, and the best offer of a GPU by provider, offer, region, zone,
--- so the ranking is deterministic. (The economics issue replaces the key with cost per accepted output.)
-with best_offer as (
+-- The answer, per day and workload class: every eligible option ranked by cost per accepted
+-- output (option_rank: GPU offers and model APIs together), and each GPU ranked by its best
+-- offer (gpu_rank, GPU offers only; null on the other offers of that GPU and on APIs).
+-- Ties break by the USD price per GPU-hour, then gpu_id, then option key: deterministic. Every
+-- day ranked is kept: the table is the ranking history.
+with eligible as (
     select *
-    from {{ ref('fct_gpu_offers_daily') }}
-    where gpu_id is not null
-        and price_usd_per_gpu_hour is not null
-    qualify row_number() over (
-        partition by day, pricing_model, gpu_id
-        order by price_usd_per_gpu_hour, provider, offer_id, region, zone
-    ) = 1
+    from {{ ref('fct_workload_costs_daily') }}
+    where is_eligible and cost_per_accepted_output is not null
 ),
 
-offer_counts as (
-    select day, pricing_model, gpu_id, count(*) as n_offers, count(distinct provider) as n_providers
-    from {{ ref('fct_gpu_offers_daily') }}
-    where gpu_id is not null and price_usd_per_gpu_hour is not null
-    group by all
+ranked as (
+    select
+        *,
+        row_number() over (
+            partition by day, workload_class
+            order by cost_per_accepted_output, price_usd_per_gpu_hour nulls last, gpu_id nulls last,
+                option_key
+        ) as option_rank,
+        case when option_kind = 'gpu_offer' then
+            row_number() over (
+                partition by day, workload_class, option_kind, gpu_id
+                order by cost_per_accepted_output, price_usd_per_gpu_hour, option_key
+            ) = 1
+        else false end as is_best_offer_of_gpu
+    from eligible
 )
 
 select
-    b.day,
-    b.pricing_model,
-    row_number() over (
-        partition by b.day, b.pricing_model
-        order by b.price_usd_per_gpu_hour, b.gpu_id
-    ) as gpu_rank,
-    b.gpu_id,
-    b.price_usd_per_gpu_hour as best_price_usd_per_gpu_hour,
-    b.provider as best_provider,
-    b.offer_id as best_offer_id,
-    b.region as best_region,
-    b.zone as best_zone,
-    b.gpu_count as best_offer_gpu_count,
-    b.offer_key as best_offer_key,
-    c.n_offers,
-    c.n_providers,
-    b.observed_at,
-    b.is_stale,
-    b.days_since_observed,
-    b.snapshot_sha256,
-    b.snapshot_url
-from best_offer as b
-inner join offer_counts as c
-    on c.day = b.day and c.pricing_model = b.pricing_model and c.gpu_id = b.gpu_id
+    day,
+    workload_class,
+    option_rank,
+    case when is_best_offer_of_gpu then
+        row_number() over (
+            partition by day, workload_class, is_best_offer_of_gpu
+            order by cost_per_accepted_output, price_usd_per_gpu_hour, gpu_id
+        )
+    end as gpu_rank,
+    option_kind,
+    option_key,
+    gpu_id,
+    provider,
+    offer_id,
+    region,
+    pricing_model,
+    price_usd_per_gpu_hour,
+    gpus_needed,
+    evidence,
+    runs_used,
+    unit_outputs_per_s,
+    accepted_fraction,
+    effective_hourly_cost,
+    tokens_per_dollar,
+    cost_per_1m_accepted_tokens,
+    cost_per_accepted_output,
+    output_unit,
+    slo_status,
+    is_stale,
+    days_since_observed,
+    source,
+    snapshot_url,
+    snapshot_fetched_at,
+    snapshot_sha256
+from ranked

@@ -1,0 +1,61 @@
+-- Model-API token prices per day, for the API models that serve a workload class's model (the
+-- model reference's api_model_pattern against the API's model id): per source, the newest
+-- accepted catalog snapshot, the price with the latest valid_from on or before the day, in USD at
+-- that day's ECB rate (or the nearest earlier business day's).
+with days as (
+    select distinct day from {{ ref('fct_gpu_offers_daily') }}
+),
+
+accepted as (
+    select *
+    from ({{ accepted_rows(ref('stg_api_prices'), 'api_prices') }})
+    qualify dense_rank() over (
+        partition by source order by snapshot_fetched_at desc, snapshot_url
+    ) = 1
+),
+
+matched as (
+    select c.workload_class, a.*
+    from accepted as a
+    inner join {{ ref('model_reference') }} as m
+        on m.api_model_pattern is not null
+        and regexp_matches(lower(a.model_id), m.api_model_pattern)
+    inner join {{ ref('workload_classes') }} as c
+        on c.model_ref = m.model_ref and c.class_kind = 'llm_serving'
+    where a.input_per_mtok is not null and a.output_per_mtok is not null
+),
+
+in_force as (
+    select d.day, m.*
+    from days as d
+    inner join matched as m
+        on m.valid_from is null or m.valid_from <= d.day
+    qualify row_number() over (
+        partition by d.day, m.workload_class, m.source, m.provider, m.model_id
+        order by m.valid_from desc nulls last, m.row_index
+    ) = 1
+)
+
+select
+    p.day,
+    p.workload_class,
+    p.source,
+    p.provider,
+    p.model_id,
+    p.currency,
+    p.input_per_mtok,
+    p.output_per_mtok,
+    case when p.currency = 'USD' then 1.0 else fx.usd_per_unit end as fx_usd_per_unit,
+    case when p.currency = 'USD' then null else fx.rate_date end as fx_rate_date,
+    p.input_per_mtok * case when p.currency = 'USD' then 1.0 else fx.usd_per_unit end
+        as input_usd_per_mtok,
+    p.output_per_mtok * case when p.currency = 'USD' then 1.0 else fx.usd_per_unit end
+        as output_usd_per_mtok,
+    p.valid_from,
+    p.is_tiered,
+    p.snapshot_url,
+    p.snapshot_fetched_at,
+    p.snapshot_sha256
+from in_force as p
+asof left join {{ ref('int_fx_rates_usd') }} as fx
+    on fx.currency = p.currency and p.day >= fx.rate_date

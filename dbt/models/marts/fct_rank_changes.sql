@@ -1,0 +1,83 @@
+-- Each (workload class, day) whose rank-1 GPU differs from the previous ranked day's, with the
+-- old and new leader and the cause, decided in this order:
+--   vanished_offer: the old leader GPU has no eligible offer today (its source failed or went
+--                   stale past max_staleness_days, or the provider stopped listing it);
+--   new_offer:      the new leader GPU had no eligible offer on the previous day;
+--   new_evidence:   the throughput evidence of the old or new leader changed (measured vs
+--                   estimated, the runs used, or the figure);
+--   price_change:   otherwise: prices moved the order.
+with leaders as (
+    select
+        r.*,
+        lag(day) over w as prev_day,
+        lag(gpu_id) over w as prev_gpu_id,
+        lag(provider) over w as prev_provider,
+        lag(offer_id) over w as prev_offer_id,
+        lag(option_key) over w as prev_option_key,
+        lag(cost_per_accepted_output) over w as prev_cost_per_accepted_output,
+        lag(evidence) over w as prev_evidence,
+        lag(source) over w as prev_source
+    from {{ ref('fct_gpu_rankings_daily') }} as r
+    where gpu_rank = 1
+    window w as (partition by workload_class order by day)
+),
+
+changes as (
+    select *
+    from leaders
+    where prev_gpu_id is not null and gpu_id <> prev_gpu_id
+),
+
+eligible_gpus as (
+    select distinct day, workload_class, gpu_id
+    from {{ ref('fct_workload_costs_daily') }}
+    where is_eligible and option_kind = 'gpu_offer'
+),
+
+evidence_by_day as (
+    select distinct day, workload_class, gpu_id, evidence, runs_used, round(unit_outputs_per_s, 6) as unit_outputs_per_s
+    from {{ ref('fct_workload_costs_daily') }}
+    where option_kind = 'gpu_offer' and is_eligible
+)
+
+select
+    c.workload_class,
+    c.day,
+    c.prev_day,
+    c.prev_gpu_id as old_gpu_id,
+    c.prev_provider as old_provider,
+    c.prev_offer_id as old_offer_id,
+    c.prev_cost_per_accepted_output as old_cost_per_accepted_output,
+    c.prev_evidence as old_evidence,
+    c.prev_source as old_source,
+    c.gpu_id as new_gpu_id,
+    c.provider as new_provider,
+    c.offer_id as new_offer_id,
+    c.cost_per_accepted_output as new_cost_per_accepted_output,
+    c.evidence as new_evidence,
+    c.output_unit,
+    c.cost_per_accepted_output / c.prev_cost_per_accepted_output - 1 as change_pct,
+    case
+        when old_today.gpu_id is null then 'vanished_offer'
+        when new_before.gpu_id is null then 'new_offer'
+        when exists (
+            select 1
+            from evidence_by_day as a
+            inner join evidence_by_day as b
+                on b.workload_class = a.workload_class and b.gpu_id = a.gpu_id
+            where a.workload_class = c.workload_class
+                and a.day = c.day and b.day = c.prev_day
+                and a.gpu_id in (c.gpu_id, c.prev_gpu_id)
+                and (a.evidence is distinct from b.evidence
+                    or a.runs_used is distinct from b.runs_used
+                    or a.unit_outputs_per_s is distinct from b.unit_outputs_per_s)
+        ) then 'new_evidence'
+        else 'price_change'
+    end as cause
+from changes as c
+left join eligible_gpus as old_today
+    on old_today.day = c.day and old_today.workload_class = c.workload_class
+    and old_today.gpu_id = c.prev_gpu_id
+left join eligible_gpus as new_before
+    on new_before.day = c.prev_day and new_before.workload_class = c.workload_class
+    and new_before.gpu_id = c.gpu_id

@@ -1,0 +1,219 @@
+-- The economics, per (day, workload class, option): every GPU offer of an allowed pricing model
+-- (and every model API serving the class's model) with what one accepted output costs on it.
+--   gpus_needed, fit: int_workload_memory_fit; throughput: fct_throughput_evidence.
+--   effective_hourly_cost = gpus_needed x price_usd_per_gpu_hour / target_utilization + overhead
+--   accepted_fraction = success_fraction (runs) x quality_pass_rate (class)
+--   accepted outputs per hour = unit outputs/s x 3600 x accepted_fraction
+--   tokens_per_dollar = accepted output tokens per hour / effective_hourly_cost
+--   cost_per_1m_accepted_tokens = effective_hourly_cost / accepted output tokens per hour x 1e6
+--   cost_per_accepted_output, in the class unit: per request (output_len tokens), per 1M tokens,
+--   per training sample, per image.
+-- Model APIs: cost per request = (input_len x input price + output_len x output price) / 1e6,
+-- accepted fraction = quality_pass_rate; no GPU, no hourly cost.
+-- An option is eligible when it fits, the offer has at least gpus_needed GPUs, there is
+-- evidence, and no measured run breaks the SLO; otherwise ineligible_reason says why.
+with classes as (
+    select *, string_split(pricing_models, '|') as allowed_pricing_models
+    from {{ ref('workload_classes') }}
+),
+
+gpu_options as (
+    select
+        o.day,
+        c.workload_class,
+        'gpu_offer' as option_kind,
+        o.offer_key as option_key,
+        o.provider,
+        o.offer_id,
+        o.region,
+        o.zone,
+        o.pricing_model,
+        o.gpu_id,
+        o.gpu_count as offer_gpu_count,
+        o.price_per_hour as offer_price_per_hour,
+        o.currency,
+        o.fx_usd_per_unit,
+        o.fx_rate_date,
+        o.price_usd_per_gpu_hour,
+        o.is_stale,
+        o.days_since_observed,
+        o.observed_at,
+        o.source,
+        o.snapshot_url,
+        o.snapshot_fetched_at,
+        o.snapshot_sha256,
+        e.fits,
+        e.gpus_needed,
+        e.evidence,
+        e.unit_outputs_per_s,
+        e.success_fraction,
+        e.success_source,
+        e.slo_status,
+        e.runs_used,
+        e.estimate_missing,
+        c.class_kind,
+        c.output_unit,
+        c.input_len,
+        c.output_len,
+        c.tokens_per_output,
+        c.quality_pass_rate,
+        c.target_utilization,
+        c.overhead_usd_per_hour,
+        cast(null as double) as api_cost_per_request
+    from {{ ref('fct_gpu_offers_daily') }} as o
+    inner join classes as c
+        on list_contains(c.allowed_pricing_models, o.pricing_model)
+    inner join {{ ref('fct_throughput_evidence') }} as e
+        on e.workload_class = c.workload_class and e.gpu_id = o.gpu_id
+    where o.gpu_id is not null and o.price_usd_per_gpu_hour is not null
+),
+
+api_options as (
+    select
+        a.day,
+        c.workload_class,
+        'model_api' as option_kind,
+        'api:' || a.source || ':' || a.provider || '/' || a.model_id as option_key,
+        a.provider,
+        a.model_id as offer_id,
+        cast(null as varchar) as region,
+        cast(null as varchar) as zone,
+        'per_token' as pricing_model,
+        cast(null as varchar) as gpu_id,
+        cast(null as bigint) as offer_gpu_count,
+        cast(null as double) as offer_price_per_hour,
+        a.currency,
+        a.fx_usd_per_unit,
+        a.fx_rate_date,
+        cast(null as double) as price_usd_per_gpu_hour,
+        false as is_stale,
+        0 as days_since_observed,
+        a.snapshot_fetched_at as observed_at,
+        a.source,
+        a.snapshot_url,
+        a.snapshot_fetched_at,
+        a.snapshot_sha256,
+        true as fits,
+        cast(null as integer) as gpus_needed,
+        'list_price' as evidence,
+        cast(null as double) as unit_outputs_per_s,
+        1.0 as success_fraction,
+        'API (taken as 1)' as success_source,
+        'unknown' as slo_status,
+        cast(null as varchar) as runs_used,
+        cast(null as varchar) as estimate_missing,
+        c.class_kind,
+        c.output_unit,
+        c.input_len,
+        c.output_len,
+        c.tokens_per_output,
+        c.quality_pass_rate,
+        c.target_utilization,
+        c.overhead_usd_per_hour,
+        (c.input_len * a.input_usd_per_mtok + c.output_len * a.output_usd_per_mtok) / 1e6
+            as api_cost_per_request
+    from {{ ref('int_model_api_prices_daily') }} as a
+    inner join classes as c
+        on c.workload_class = a.workload_class
+),
+
+options as (
+    select * from gpu_options
+    union all by name
+    select * from api_options
+),
+
+costed as (
+    select
+        *,
+        success_fraction * quality_pass_rate as accepted_fraction,
+        case when option_kind = 'gpu_offer' then
+            gpus_needed * price_usd_per_gpu_hour / target_utilization + overhead_usd_per_hour
+        end as effective_hourly_cost,
+        case
+            when option_kind = 'gpu_offer' then
+                unit_outputs_per_s * 3600 * success_fraction * quality_pass_rate
+        end as accepted_outputs_per_hour,
+        case
+            when not fits then 'does not fit on 8 GPUs of this model (memory)'
+            when option_kind = 'gpu_offer' and offer_gpu_count < gpus_needed then
+                'offer has ' || offer_gpu_count || ' GPU(s); the class needs ' || gpus_needed
+            when option_kind = 'gpu_offer' and evidence is null then
+                'no throughput evidence: no matching benchmark run, and no estimate without the GPU''s '
+                || coalesce(estimate_missing, 'specs')
+            when slo_status = 'broken' then 'every matching benchmark run breaks the class SLO'
+            when option_kind = 'gpu_offer' and not (unit_outputs_per_s > 0) then 'no throughput'
+        end as ineligible_reason
+    from options
+),
+
+per_unit as (
+    select
+        *,
+        case
+            when option_kind = 'model_api' and api_cost_per_request > 0 then
+                output_len * accepted_fraction / api_cost_per_request
+            when class_kind = 'llm_serving' then accepted_outputs_per_hour / effective_hourly_cost
+            when class_kind = 'training' then
+                accepted_outputs_per_hour * tokens_per_output / effective_hourly_cost
+        end as tokens_per_dollar,
+        case
+            when option_kind = 'model_api' then null
+            when class_kind = 'llm_serving' then accepted_outputs_per_hour
+            when class_kind = 'training' then accepted_outputs_per_hour * tokens_per_output
+        end as accepted_output_tokens_per_hour
+    from costed
+)
+
+select
+    day,
+    workload_class,
+    option_kind,
+    option_key,
+    provider,
+    offer_id,
+    region,
+    zone,
+    pricing_model,
+    gpu_id,
+    offer_gpu_count,
+    offer_price_per_hour,
+    currency,
+    fx_usd_per_unit,
+    fx_rate_date,
+    price_usd_per_gpu_hour,
+    gpus_needed,
+    evidence,
+    unit_outputs_per_s,
+    success_fraction,
+    success_source,
+    quality_pass_rate,
+    accepted_fraction,
+    slo_status,
+    runs_used,
+    target_utilization,
+    overhead_usd_per_hour,
+    effective_hourly_cost,
+    accepted_outputs_per_hour,
+    accepted_output_tokens_per_hour,
+    tokens_per_dollar,
+    case when tokens_per_dollar > 0 then 1e6 / tokens_per_dollar end as cost_per_1m_accepted_tokens,
+    output_unit,
+    case
+        when option_kind = 'model_api' and output_unit = 'request' then api_cost_per_request / accepted_fraction
+        when option_kind = 'model_api' and output_unit = '1m_tokens' then
+            api_cost_per_request / output_len * 1e6 / accepted_fraction
+        when output_unit = 'request' then effective_hourly_cost / (accepted_outputs_per_hour / output_len)
+        when output_unit = '1m_tokens' then effective_hourly_cost / accepted_outputs_per_hour * 1e6
+        else effective_hourly_cost / accepted_outputs_per_hour
+    end as cost_per_accepted_output,
+    ineligible_reason is null as is_eligible,
+    ineligible_reason,
+    is_stale,
+    days_since_observed,
+    observed_at,
+    source,
+    snapshot_url,
+    snapshot_fetched_at,
+    snapshot_sha256
+from per_unit
