@@ -187,6 +187,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
+    if getattr(args, "workload", None):
+        return _rank_workload(args)
     from warehouse.queries import WarehouseMissing, ranking, render_ranking
 
     day = date.fromisoformat(args.date) if args.date else None
@@ -208,6 +210,40 @@ def cmd_rank(args: argparse.Namespace) -> int:
             )
         print(render_ranking(result, limit=getattr(args, "limit", None)))
     return 0 if result["rows"] else 3
+
+
+def _rank_workload(args: argparse.Namespace) -> int:
+    from warehouse.economics import NotFound, render_workload_ranking, workload_ranking
+    from warehouse.queries import WarehouseMissing
+
+    day = date.fromisoformat(args.date) if args.date else None
+    try:
+        result = workload_ranking(args.workload, day)
+    except (WarehouseMissing, NotFound) as exc:
+        print(f"gpuledger rank: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps(result, default=str, indent=2))
+    else:
+        print(render_workload_ranking(result, args.format, limit=args.limit))
+    return 0 if result["gpus"] else 3
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from warehouse.economics import NotFound, explain, render_explain
+    from warehouse.queries import WarehouseMissing
+
+    day = date.fromisoformat(args.date) if args.date else None
+    try:
+        result = explain(args.workload, args.gpu, day)
+    except (WarehouseMissing, NotFound) as exc:
+        print(f"gpuledger explain: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps(result, default=str, indent=2))
+    else:
+        print(render_explain(result))
+    return 0
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
@@ -271,12 +307,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("rank", help="the daily GPU ranking (read-only)")
-    p.add_argument("--date", help="day to show (default: the newest day with fresh prices)")
-    p.add_argument("--format", choices=["table", "json"], default="table")
+    p = sub.add_parser(
+        "rank",
+        help="GPUs ranked by cost per accepted output for a workload class (--workload), or by "
+        "USD per GPU-hour (read-only)",
+    )
+    p.add_argument("--workload", help="workload class (dbt/seeds/workload_classes.csv)")
+    p.add_argument("--date", help="day to show (default: the newest ranked day)")
+    p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.add_argument("--pricing-model", default="on_demand")
     p.add_argument("--limit", type=int, default=None)
     p.set_defaults(func=cmd_rank)
+
+    p = sub.add_parser(
+        "explain", help="the whole calculation behind one workload class and GPU (read-only)"
+    )
+    p.add_argument("--workload", required=True)
+    p.add_argument("--gpu", required=True, help="canonical gpu_id, e.g. nvidia-h100-sxm-80gb")
+    p.add_argument("--date", help="day (default: the newest ranked day of the class)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("sources", help="health of every source: last success, failure, staleness")
     p.add_argument("--format", choices=["table", "json"], default="table")

@@ -1,0 +1,308 @@
+"""Read-only queries behind `gpuledger rank --workload` and `gpuledger explain`.
+
+Both read the marts only (fct_gpu_rankings_daily, fct_workload_costs_daily,
+fct_throughput_evidence, int_workload_memory_fit, fct_benchmark_runs, the seeds); no Dagster.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import date
+from typing import Any
+
+import duckdb
+
+from warehouse.queries import WarehouseMissing, _connect
+
+
+class NotFound(Exception):
+    pass
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
+    cur = con.execute(sql, params or [])
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+
+def _classes(con) -> list[str]:
+    return [
+        r[0]
+        for r in con.execute(
+            "select workload_class from reference.workload_classes order by 1"
+        ).fetchall()
+    ]
+
+
+def _check_class(con, workload: str) -> None:
+    known = _classes(con)
+    if workload not in known:
+        raise NotFound(f"no workload class {workload!r}; known: {', '.join(known)}")
+
+
+def _day(con, workload: str, day: date | None) -> date:
+    if day is not None:
+        return day
+    newest = con.execute(
+        "select max(day) from marts.fct_gpu_rankings_daily where workload_class = ?", [workload]
+    ).fetchone()[0]
+    if newest is None:
+        raise NotFound(f"workload class {workload!r} has no ranked day yet")
+    return newest
+
+
+def workload_ranking(workload: str, day: date | None = None) -> dict[str, Any]:
+    con = _connect()
+    try:
+        try:
+            _check_class(con, workload)
+            day = _day(con, workload, day)
+        except duckdb.CatalogException as exc:
+            raise WarehouseMissing(f"the warehouse has no rankings yet ({exc})") from exc
+        gpus = _rows(
+            con,
+            """select gpu_rank, gpu_id, provider, offer_id, region, pricing_model,
+                      price_usd_per_gpu_hour, gpus_needed, evidence, runs_used,
+                      unit_outputs_per_s, accepted_fraction, effective_hourly_cost,
+                      tokens_per_dollar, cost_per_1m_accepted_tokens, cost_per_accepted_output,
+                      output_unit, slo_status, is_stale, days_since_observed, snapshot_url,
+                      snapshot_sha256
+               from marts.fct_gpu_rankings_daily
+               where workload_class = ? and day = ? and gpu_rank is not null
+               order by gpu_rank""",
+            [workload, day],
+        )
+        apis = _rows(
+            con,
+            """select option_rank, provider, offer_id as model_id, cost_per_1m_accepted_tokens,
+                      cost_per_accepted_output, tokens_per_dollar
+               from marts.fct_gpu_rankings_daily
+               where workload_class = ? and day = ? and option_kind = 'model_api'
+               order by option_rank limit 5""",
+            [workload, day],
+        )
+        ineligible = con.execute(
+            """select count(distinct gpu_id) from marts.fct_workload_costs_daily
+               where workload_class = ? and day = ? and option_kind = 'gpu_offer'
+                 and gpu_id not in (select gpu_id from marts.fct_gpu_rankings_daily
+                                    where workload_class = ? and day = ? and gpu_id is not null)""",
+            [workload, day, workload, day],
+        ).fetchone()[0]
+    finally:
+        con.close()
+    return {"workload": workload, "day": day, "gpus": gpus, "model_apis": apis,
+            "gpus_not_eligible": ineligible}  # fmt: skip
+
+
+def render_workload_ranking(
+    result: dict[str, Any], fmt: str = "table", limit: int | None = None
+) -> str:
+    rows = result["gpus"][:limit] if limit else result["gpus"]
+    if fmt == "csv":
+        out = io.StringIO()
+        if rows:
+            writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        return out.getvalue()
+    unit = rows[0]["output_unit"] if rows else ""
+    lines = [
+        f"{result['workload']} on {result['day']}: GPUs by cost per accepted {unit} (USD)",
+        f"{'rank':>4}  {'gpu_id':32s} {'cost/output':>12} {'$/1M tok':>9} {'tok/$':>9} "
+        f"{'n':>2} {'$/GPU-h':>8}  {'provider':11s} {'offer':34s} evidence   note",
+    ]
+    for r in rows:
+        note = []
+        if r["is_stale"]:
+            note.append(f"stale {r['days_since_observed']}d")
+        if r["slo_status"] == "unknown":
+            note.append("SLO unchecked")
+        lines.append(
+            f"{r['gpu_rank']:>4}  {r['gpu_id']:32s} {r['cost_per_accepted_output']:12.6f} "
+            f"{_fmt(r['cost_per_1m_accepted_tokens'], 9, 3)} {_fmt(r['tokens_per_dollar'], 9, 0)} "
+            f"{r['gpus_needed']:>2} {r['price_usd_per_gpu_hour']:8.3f}  {r['provider'][:11]:11s} "
+            f"{str(r['offer_id'])[:34]:34s} {r['evidence']:10s} {', '.join(note)}"
+        )
+    if limit and len(result["gpus"]) > limit:
+        lines.append(f"... {len(result['gpus']) - limit} more (--format json)")
+    if result["model_apis"]:
+        best = result["model_apis"][0]
+        lines.append(
+            f"cheapest model API: {best['provider']}/{best['model_id']} at "
+            f"{best['cost_per_accepted_output']:.6f} per accepted {unit} "
+            f"(overall rank {best['option_rank']})"
+        )
+    if result["gpus_not_eligible"]:
+        lines.append(
+            f"{result['gpus_not_eligible']} GPU(s) with offers are not eligible "
+            "(memory fit, too few GPUs in the offer, no evidence, SLO): see `gpuledger explain`"
+        )
+    return "\n".join(lines)
+
+
+def _fmt(value, width: int, digits: int) -> str:
+    return f"{value:{width}.{digits}f}" if value is not None else f"{'-':>{width}}"
+
+
+def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, Any]:
+    """The whole chain behind one (class, GPU, day) cell, from the marts."""
+    con = _connect()
+    try:
+        _check_class(con, workload)
+        day = _day(con, workload, day)
+        cls = _rows(
+            con,
+            """select c.*, m.params_b, m.active_params_b, m.layers, m.kv_heads, m.head_dim
+               from reference.workload_classes as c
+               join reference.model_reference as m using (model_ref)
+               where workload_class = ?""",
+            [workload],
+        )[0]
+        fit = _rows(
+            con,
+            "select * from intermediate.int_workload_memory_fit "
+            "where workload_class = ? and gpu_id = ?",
+            [workload, gpu_id],
+        )
+        if not fit:
+            raise NotFound(f"no GPU {gpu_id!r} in dim_gpu")
+        evidence = _rows(
+            con,
+            "select * from marts.fct_throughput_evidence where workload_class = ? and gpu_id = ?",
+            [workload, gpu_id],
+        )[0]
+        offers = _rows(
+            con,
+            """select c.*, o.price_per_hour as instance_price_per_hour, o.gpu_count as instance_gpus
+               from marts.fct_workload_costs_daily as c
+               left join marts.fct_gpu_offers_daily as o
+                 on o.day = c.day and o.offer_key = c.option_key
+               where c.workload_class = ? and c.gpu_id = ? and c.day = ?
+               order by c.is_eligible desc, c.cost_per_accepted_output nulls last,
+                        c.price_usd_per_gpu_hour, c.option_key""",
+            [workload, gpu_id, day],
+        )
+        rank = con.execute(
+            """select gpu_rank, option_rank from marts.fct_gpu_rankings_daily
+               where workload_class = ? and day = ? and gpu_id = ? and gpu_rank is not null""",
+            [workload, day, gpu_id],
+        ).fetchone()
+        runs = []
+        if evidence.get("runs_used"):
+            keys = evidence["runs_used"].split(" ")
+            runs = _rows(
+                con,
+                """select run_key, file_path, format, model_id, precision, gpu_name_raw, gpu_count,
+                          hardware_source, input_len, output_len, concurrency,
+                          output_tokens_per_s, output_units_per_s, success_rate, ttft_p95_ms,
+                          e2e_p99_ms, measured_at
+                   from marts.fct_benchmark_runs where run_key in (select unnest(?))
+                   order by run_key""",
+                [keys],
+            )
+    finally:
+        con.close()
+    return {
+        "workload": workload,
+        "gpu_id": gpu_id,
+        "day": day,
+        "class": cls,
+        "memory_fit": fit[0],
+        "evidence": evidence,
+        "runs": runs,
+        "best_offer": offers[0] if offers else None,
+        "n_offers": len(offers),
+        "gpu_rank": rank[0] if rank else None,
+        "option_rank": rank[1] if rank else None,
+    }
+
+
+def render_explain(x: dict[str, Any]) -> str:
+    c, f, e, o = x["class"], x["memory_fit"], x["evidence"], x["best_offer"]
+    out = [f"{x['workload']} x {x['gpu_id']} on {x['day']}"]
+    out.append(
+        f"class: {c['model_ref']} ({c['params_b']} B parameters, {c['precision']}), "
+        f"{c['input_len'] or '-'} in / {c['output_len'] or '-'} out tokens, concurrency "
+        f"{c['concurrency']}, SLO p95 TTFT {c['slo_p95_ttft_ms'] or 'none'} ms, p99 end-to-end "
+        f"{c['slo_p99_e2e_ms'] or 'none'} ms, utilization {c['target_utilization']}, overhead "
+        f"{c['overhead_usd_per_hour']} USD/h, quality pass rate {c['quality_pass_rate']}"
+    )
+    n = f["gpus_needed"]
+    out.append(
+        f"1 memory fit: weights {f['weights_gb']} GB + KV cache {f['kv_cache_gb']} GB + "
+        f"{f['runtime_overhead_gb_per_gpu']} GB runtime per GPU; usable per GPU "
+        f"{f['memory_gb']} x (1 - {f['headroom']}) = {f['usable_gb_per_gpu']} GB"
+        + (f" -> gpus_needed = {n}" if n else " -> does not fit on 8 GPUs")
+    )
+    if e["evidence"] == "measured":
+        out.append(
+            f"2 throughput: measured, {e['n_runs_used']} of {e['n_runs_matched']} matching runs "
+            f"keep the SLO; median {e['measured_per_gpu_outputs_per_s']:.3f} per GPU x {n} = "
+            f"{e['unit_outputs_per_s']:.3f} outputs/s"
+        )
+        for r in x["runs"]:
+            out.append(
+                f"   run {r['run_key'][:12]}.. {r['file_path']} ({r['format']}): "
+                f"{r['gpu_count']} x "
+                f"{r['gpu_name_raw']} [{r['hardware_source']}], in {r['input_len']}, out "
+                f"{r['output_len']}, concurrency {r['concurrency']}, "
+                f"{r['output_tokens_per_s'] or r['output_units_per_s']:.3f}/s, success "
+                f"{r['success_rate'] if r['success_rate'] is not None else 'not counted'}"
+            )
+    elif e["evidence"] == "estimated":
+        out.append(
+            f"2 throughput: estimated (roofline, bound by {e['estimate_bound']}): bandwidth "
+            f"{e['memory_bandwidth_gb_s']} GB/s x {e['bandwidth_efficiency']}, dense TFLOPS "
+            f"{e['tflops']} x {e['compute_efficiency']}; decode bound "
+            f"{_num(e['decode_bound_per_s'])}/s, compute bound {_num(e['compute_bound_per_s'])}/s "
+            f"-> {_num(e['raw_estimate_outputs_per_s'])}/s x calibration "
+            f"{e['calibration_factor']:.4f} "
+            f"({e['calibration_gpus']} measured GPUs) = {_num(e['unit_outputs_per_s'])}/s"
+        )
+    else:
+        out.append(
+            "2 throughput: no evidence (no matching run; no estimate without "
+            f"{e.get('estimate_missing') or 'specs'})"
+        )
+    if o is None:
+        out.append("3 price: no offer of an allowed pricing model for this GPU on this day")
+        return "\n".join(out)
+    out.append(
+        f"3 price: {o['provider']} {o['offer_id']} {o['region'] or ''} ({o['pricing_model']}), "
+        f"{o['instance_price_per_hour']} {o['currency']}/h for {o['instance_gpus']} GPU(s) x FX "
+        f"{o['fx_usd_per_unit']} ({o['fx_rate_date'] or 'USD'}) = "
+        f"{o['price_usd_per_gpu_hour']:.6f} "
+        f"USD per GPU-hour; snapshot {o['snapshot_url']} @ {o['snapshot_fetched_at']} "
+        f"sha256 {o['snapshot_sha256'][:16]}..; "
+        + (f"stale {o['days_since_observed']} days" if o["is_stale"] else "fresh")
+    )
+    if not o["is_eligible"]:
+        out.append(f"   not eligible: {o['ineligible_reason']}")
+        return "\n".join(out)
+    out.append(
+        f"4 accepted fraction: success {o['success_fraction']:.4f} ({o['success_source']}) x "
+        f"quality {o['quality_pass_rate']} = {o['accepted_fraction']:.4f}"
+    )
+    out.append(
+        f"5 effective hourly cost: {n} x {o['price_usd_per_gpu_hour']:.6f} / "
+        f"{o['target_utilization']} + {o['overhead_usd_per_hour']} = "
+        f"{o['effective_hourly_cost']:.6f} USD/h"
+    )
+    out.append(
+        f"6 accepted outputs per hour: {o['unit_outputs_per_s']:.3f} x 3600 x "
+        f"{o['accepted_fraction']:.4f} = {o['accepted_outputs_per_hour']:.1f}"
+    )
+    tail = (
+        f"7 result: {_num(o['tokens_per_dollar'])} tokens per USD, "
+        f"{_num(o['cost_per_1m_accepted_tokens'], 4)} USD per 1M accepted tokens, "
+        f"{o['cost_per_accepted_output']:.6f} USD per accepted {o['output_unit']}"
+    )
+    if x["gpu_rank"]:
+        tail += f"; GPU rank {x['gpu_rank']} (option rank {x['option_rank']})"
+    out.append(tail)
+    return "\n".join(out)
+
+
+def _num(value, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
