@@ -87,7 +87,10 @@ select
     -- an estimate needs every bound it is made of: without the GPU's dense TFLOPS the decode
     -- figure would be uncapped, so no estimate is given (estimate_missing says what is missing)
     case
-        when class_kind = 'llm_serving' then least(decode_bound_per_s, compute_bound_per_s)
+        -- (DuckDB's least() skips nulls: a missing bound must void the estimate, not vanish)
+        when class_kind = 'llm_serving' then
+            case when decode_bound_per_s is not null and compute_bound_per_s is not null
+                then least(decode_bound_per_s, compute_bound_per_s) end
         else compute_bound_per_s
     end as unit_outputs_per_s,
     case
