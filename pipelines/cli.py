@@ -174,16 +174,25 @@ def _print_ingest_report(paths, outcomes, loaded: bool) -> int:
 
 def cmd_refresh(args: argparse.Namespace) -> int:
     from pipelines.refresh import run_refresh
+    from warehouse.economics import leaders, render_leaders
+    from warehouse.queries import WarehouseMissing
 
     as_of = date.fromisoformat(args.as_of) if args.as_of else datetime.now(UTC).date()
     result = run_refresh(as_of=as_of, offline=args.offline)
     if not result.success:
         return 1
-    return cmd_rank(
+    code = cmd_rank(
         argparse.Namespace(
-            date=None, as_of=as_of, format="table", pricing_model=args.pricing_model, limit=20
+            date=None, as_of=as_of, format="table", pricing_model=args.pricing_model, limit=10
         )
     )
+    try:
+        print()
+        print(render_leaders(leaders(as_of)))
+    except WarehouseMissing as exc:
+        print(f"gpuledger refresh: {exc}", file=sys.stderr)
+        return 1
+    return code
 
 
 def cmd_rank(args: argparse.Namespace) -> int:

@@ -49,9 +49,10 @@ def memory_fit(cls: dict, model: dict, gpu_memory: float) -> tuple[int | None, d
     weights = float(model["params_b"]) * BYTES[cls["precision"]]
     kv = 0.0
     if cls["class_kind"] == "llm_serving":
-        kv = (2 * float(model["layers"]) * float(model["kv_heads"]) * float(model["head_dim"])
-              * BYTES[cls["kv_cache_precision"]] * (fnum(cls["input_len"]) + fnum(cls["output_len"]))
-              * fnum(cls["concurrency"]) / 1e9)  # fmt: skip
+        per_token = (2 * float(model["layers"]) * float(model["kv_heads"])
+                     * float(model["head_dim"]) * BYTES[cls["kv_cache_precision"]])  # fmt: skip
+        context = fnum(cls["input_len"]) + fnum(cls["output_len"])
+        kv = per_token * context * fnum(cls["concurrency"]) / 1e9
     overhead = float(cls["runtime_overhead_gb"])
     usable = gpu_memory * (1 - float(cls["headroom"]))
     for n in (1, 2, 4, 8):
@@ -76,10 +77,11 @@ def run_matches(cls: dict, model: dict, run: dict, v: dict) -> bool:
         return x is not None and target / f <= x <= target * f
 
     conc = fnum(cls["concurrency"])
+    batch = run["concurrency"] is None and conc >= 64
     return (run["run_kind"] == "inference" and run["output_unit"] == "tokens"
             and near(run["input_len"], fnum(cls["input_len"]))
             and near(run["output_len"], fnum(cls["output_len"]))
-            and (near(run["concurrency"], conc) or (run["concurrency"] is None and conc >= 64)))  # fmt: skip
+            and (near(run["concurrency"], conc) or batch))  # fmt: skip
 
 
 def breaks_slo(cls: dict, run: dict) -> bool:
@@ -119,6 +121,17 @@ def roofline(cls: dict, model: dict, n: int, weights_gb: float, spec: dict, v: d
     decode = b * n * bw * 1e9 * be / (weights_gb * 1e9 + b * kv_tok * (i + o / 2))
     compute = n * tflops * 1e12 * ce / (2 * float(model["active_params_b"]) * 1e9 * (i + o) / o)
     return min(decode, compute)
+
+
+def cost_per_output(cls: dict, n: int, price: float, unit_per_s: float, success: float) -> float:
+    """USD per accepted output in the class unit for a unit of n GPUs at `price` per GPU-hour."""
+    cost = n * price / float(cls["target_utilization"]) + float(cls["overhead_usd_per_hour"])
+    per_hour = unit_per_s * 3600 * success * float(cls["quality_pass_rate"])
+    if cls["output_unit"] == "request":
+        return cost / (per_hour / fnum(cls["output_len"]))
+    if cls["output_unit"] == "1m_tokens":
+        return cost / per_hour * 1e6
+    return cost / per_hour
 
 
 def recompute(con, day: date) -> dict[str, list[dict]]:
@@ -182,19 +195,12 @@ def recompute(con, day: date) -> dict[str, list[dict]]:
             cell = cells.get(o["gpu_id"])
             if cell is None or o["pricing_model"] not in allowed or o["gpu_count"] < cell["n"]:
                 continue
-            cost = cell["n"] * o["price_usd_per_gpu_hour"] / float(cls["target_utilization"])
-            cost += float(cls["overhead_usd_per_hour"])
-            accepted = cell["success"] * float(cls["quality_pass_rate"])
-            per_hour = cell["unit"] * 3600 * accepted
-            unit = cls["output_unit"]
-            if unit == "request":
-                per_output = cost / (per_hour / fnum(cls["output_len"]))
-            elif unit == "1m_tokens":
-                per_output = cost / per_hour * 1e6
-            else:
-                per_output = cost / per_hour
-            candidate = {"gpu_id": o["gpu_id"], "cost": per_output, "price": o["price_usd_per_gpu_hour"],
-                         "evidence": cell["evidence"], "offer_key": o["offer_key"]}  # fmt: skip
+            per_output = cost_per_output(
+                cls, cell["n"], o["price_usd_per_gpu_hour"], cell["unit"], cell["success"]
+            )
+            candidate = {"gpu_id": o["gpu_id"], "cost": per_output,
+                         "price": o["price_usd_per_gpu_hour"], "evidence": cell["evidence"],
+                         "offer_key": o["offer_key"]}  # fmt: skip
             held = best.get(o["gpu_id"])
             if held is None or (candidate["cost"], candidate["price"], candidate["offer_key"]) < (
                 held["cost"], held["price"], held["offer_key"]):  # fmt: skip

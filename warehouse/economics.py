@@ -306,3 +306,56 @@ def render_explain(x: dict[str, Any]) -> str:
 
 def _num(value, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+def leaders(not_after: date | None = None) -> dict[str, Any]:
+    """Each workload class's rank-1 GPU (and cheapest model API) on its newest ranked day."""
+    con = _connect()
+    try:
+        try:
+            rows = _rows(
+                con,
+                """with last as (
+                       select workload_class, max(day) as day from marts.fct_gpu_rankings_daily
+                       where ? is null or day <= ?
+                       group by 1
+                   )
+                   select r.workload_class, r.day, r.gpu_id, r.provider, r.offer_id,
+                          r.pricing_model, r.gpus_needed, r.evidence, r.cost_per_accepted_output,
+                          r.cost_per_1m_accepted_tokens, r.output_unit, r.is_stale,
+                          (select min(a.cost_per_accepted_output)
+                           from marts.fct_gpu_rankings_daily as a
+                           where a.workload_class = r.workload_class and a.day = r.day
+                             and a.option_kind = 'model_api') as best_api_cost
+                   from marts.fct_gpu_rankings_daily as r
+                   inner join last using (workload_class, day)
+                   where r.gpu_rank = 1
+                   order by r.workload_class""",
+                [not_after, not_after],
+            )
+        except duckdb.CatalogException as exc:
+            raise WarehouseMissing(f"the warehouse has no rankings yet ({exc})") from exc
+    finally:
+        con.close()
+    return {"rows": rows}
+
+
+def render_leaders(result: dict[str, Any]) -> str:
+    lines = ["Cheapest GPU per accepted output, per workload class (USD):"]
+    lines.append(
+        f"{'class':22s} {'day':10s} {'gpu_id':28s} {'n':>2} {'cost/output':>12} {'per':9s} "
+        f"{'provider':10s} {'evidence':9s} {'best API':>10}"
+    )
+    for r in result["rows"]:
+        api = f"{r['best_api_cost']:10.6f}" if r["best_api_cost"] is not None else f"{'-':>10}"
+        lines.append(
+            f"{r['workload_class']:22s} {str(r['day']):10s} {r['gpu_id']:28s} "
+            f"{r['gpus_needed']:>2} "
+            f"{r['cost_per_accepted_output']:12.6f} {r['output_unit']:9s} {r['provider'][:10]:10s} "
+            f"{r['evidence']:9s} {api}" + ("  stale" if r["is_stale"] else "")
+        )
+    lines.append(
+        "`gpuledger rank --workload W` ranks every GPU of a class; `gpuledger explain --workload W "
+        "--gpu G` shows how a number was reached."
+    )
+    return "\n".join(lines)

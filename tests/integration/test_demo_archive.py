@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from datetime import date
@@ -454,3 +455,45 @@ def test_a_rank_change_has_its_leaders_and_cause(demo):
     # CoreWeave's A100 PCIe arrives at the A100 SXM's price and throughput estimate: a tie, broken
     # by gpu_id, is a change of 0 % (what the alert threshold is for)
     assert tie == [("nvidia-a100-sxm-40gb", "nvidia-a100-pcie-40gb", "new_offer", 0.0)]
+
+
+def test_changing_one_class_setting_changes_exactly_its_numbers(demo, tmp_path):
+    """chat-8b at concurrency 64 instead of 32: its KV cache, throughput and costs move; no other
+    class's number does."""
+    paths, _ = demo
+    project = tmp_path / "dbt"
+    shutil.copytree(Path(__file__).parents[2] / "dbt", project,
+                    ignore=shutil.ignore_patterns("target", "logs", "dbt_packages"))  # fmt: skip
+    seed = project / "seeds" / "workload_classes.csv"
+    text = seed.read_text()
+    assert ",llama-3.1-8b,bf16,bf16,1024,256,32," in text
+    seed.write_text(
+        text.replace(
+            ",llama-3.1-8b,bf16,bf16,1024,256,32,", ",llama-3.1-8b,bf16,bf16,1024,256,64,", 1
+        )
+    )
+    db = tmp_path / "copy.duckdb"
+    shutil.copy(paths.db_path, db)
+    costs = """select workload_class, day, option_key, cost_per_accepted_output, gpus_needed
+               from marts.fct_workload_costs_daily order by all"""
+    before = duckdb.connect(str(db), read_only=True).execute(costs).fetchall()
+    dbt = Path(sys.executable).parent / "dbt"
+    args = ["build", "--project-dir", str(project), "--profiles-dir", str(project),
+            "--vars", json.dumps({"as_of_date": DAY.isoformat()}), "--target-path",
+            str(tmp_path / "t")]  # fmt: skip
+    env = {**os.environ, "GPULEDGER_DB_PATH": str(db)}
+    done = subprocess.run([str(dbt), *args], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:]
+    after = duckdb.connect(str(db), read_only=True).execute(costs).fetchall()
+    changed = {b[0] for b, a in zip(before, after, strict=True) if b != a}
+    assert changed == {"chat-8b"}
+    fit = (
+        duckdb.connect(str(db), read_only=True)
+        .execute(
+            """select kv_cache_gb from intermediate.int_workload_memory_fit
+           where workload_class = 'chat-8b' and gpu_id = 'nvidia-h100-sxm-80gb'"""
+        )
+        .fetchall()
+    )
+    # 2 x 32 layers x 8 KV heads x 128 x 2 bytes x 1280 tokens x 64 sequences
+    assert fit == [(round(2 * 32 * 8 * 128 * 2 * 1280 * 64 / 1e9, 3),)]
