@@ -136,7 +136,7 @@ def archive_files(
             continue
         snap, created = archive.put_once(benchmark_files.NAME, url, now, content, "", origin)
         outcomes.append(
-            FileOutcome(display, "archived" if created else "unchanged", "", snap.sha256, url)
+            FileOutcome(display, "archived" if created else "unchanged", "", snap.sha256, snap.url)
         )
     return outcomes
 

@@ -467,24 +467,31 @@ def test_changing_one_class_setting_changes_exactly_its_numbers(demo, tmp_path):
     seed = project / "seeds" / "workload_classes.csv"
     text = seed.read_text()
     assert ",llama-3.1-8b,bf16,bf16,1024,256,32," in text
-    seed.write_text(
-        text.replace(
-            ",llama-3.1-8b,bf16,bf16,1024,256,32,", ",llama-3.1-8b,bf16,bf16,1024,256,64,", 1
-        )
-    )
     db = tmp_path / "copy.duckdb"
     shutil.copy(paths.db_path, db)
     costs = """select workload_class, day, option_key, cost_per_accepted_output, gpus_needed
                from marts.fct_workload_costs_daily order by all"""
-    before = duckdb.connect(str(db), read_only=True).execute(costs).fetchall()
     dbt = Path(sys.executable).parent / "dbt"
     args = ["build", "--project-dir", str(project), "--profiles-dir", str(project),
             "--vars", json.dumps({"as_of_date": DAY.isoformat()}), "--target-path",
             str(tmp_path / "t")]  # fmt: skip
     env = {**os.environ, "GPULEDGER_DB_PATH": str(db)}
-    done = subprocess.run([str(dbt), *args], env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:]
-    after = duckdb.connect(str(db), read_only=True).execute(costs).fetchall()
+
+    def build_and_read():
+        done = subprocess.run(
+            [str(dbt), *args], env=env, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stdout[-3000:]
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            return con.execute(costs).fetchall()
+        finally:
+            con.close()
+
+    before = build_and_read()  # the same build with the seed as shipped
+    seed.write_text(text.replace(",llama-3.1-8b,bf16,bf16,1024,256,32,",
+                                 ",llama-3.1-8b,bf16,bf16,1024,256,64,", 1))  # fmt: skip
+    after = build_and_read()
     changed = {b[0] for b, a in zip(before, after, strict=True) if b != a}
     assert changed == {"chat-8b"}
     fit = (

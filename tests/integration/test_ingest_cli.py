@@ -27,17 +27,30 @@ def gpuledger(home, *args):
     )
 
 
+INHOUSE = "\n".join(
+    [
+        "measured_at,run_kind,model,params_b,precision,gpu,gpu_count,input_len,output_len,"
+        "concurrency,attempted,completed,output_tokens_per_s,ttft_p95_ms,e2e_p99_ms",
+        "2026-11-20,inference,meta-llama/Llama-3.1-70B-Instruct,70.6,fp8,NVIDIA H200-SXM-141GB,"
+        "2,1024,256,32,2000,1990,3100.5,640,9800",
+        "2026-11-21,inference,meta-llama/Llama-3.1-70B-Instruct,70.6,fp8,NVIDIA H200-SXM-141GB,"
+        "2,1024,256,32,2000,-5,3100.5,640,9800",
+    ]
+)  # an in-house run; its second line is broken (negative count): that run alone is quarantined
+
+
 def test_ingest_files_and_folders_then_again(tmp_path):
     batch = tmp_path / "batch"
-    shutil.copytree(B / "mlperf", batch / "mlperf")
-    shutil.copy(B / "genai_perf_aiperf" / "profile_export_aiperf@7250ddd_2026-01-15.json", batch)
+    shutil.copytree(B / "mlperf", batch / "mlperf")  # also in the demo archive: already there
+    (batch / "inhouse.csv").write_text(INHOUSE)
     (batch / "notes.txt").write_text("not a result\n")  # understood by no reader: quarantined
     home = tmp_path / "home"
     first = gpuledger(home, "ingest", str(batch))
-    assert first.returncode == 1, first.stderr[-2000:]  # one file quarantined, the rest landed
+    assert first.returncode == 1, first.stderr[-2000:]  # refused items, the rest landed
     out = first.stdout
     assert "quarantined batch/notes.txt" in out
-    assert "archived    batch/mlperf/v4.1_summary_results.FIRST11.json  11 runs" in out
+    assert "archived    batch/inhouse.csv  1 runs (gpuledger_csv), 1 quarantined" in out
+    assert "unchanged   batch/mlperf/v4.1_summary_results.FIRST11.json  11 runs" in out
     con = duckdb.connect(str(home / "gpuledger.duckdb"), read_only=True)
     try:
         got = con.execute(
@@ -49,14 +62,18 @@ def test_ingest_files_and_folders_then_again(tmp_path):
         assert got == [
             ("nvidia-h200-sxm-141gb", 8, "system_description", 31302.7, 31302.7 / 8, None)
         ]
-        aiperf = con.execute(
-            "select gpu_id, gpu_count, success_rate from marts.fct_benchmark_runs "
-            "where format = 'aiperf'"
+        inhouse = con.execute(
+            "select gpu_id, gpu_count, success_rate, output_tokens_per_s_per_gpu "
+            "from marts.fct_benchmark_runs where format = 'gpuledger_csv'"
         ).fetchall()
-        assert aiperf == [("nvidia-a100-sxm-80gb", 1, 1.0)]
-        total = con.execute("select count(*) from marts.fct_benchmark_runs").fetchone()[0]
+        assert inhouse == [("nvidia-h200-sxm-141gb", 2, 0.995, 3100.5 / 2)]
+        # the in-house run matches chat-70b on the H200: measured evidence now
+        evidence = con.execute(
+            "select evidence, n_runs_used from marts.fct_throughput_evidence "
+            "where workload_class = 'chat-70b' and gpu_id = 'nvidia-h200-sxm-141gb'"
+        ).fetchall()
+        assert evidence == [("measured", 1)]
     finally:
         con.close()
-    assert total == 11 + 2 + 1
     second = gpuledger(home, "ingest", "--no-build", str(batch))
     assert "6 files: 0 archived, 6 already archived" in second.stdout
