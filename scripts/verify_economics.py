@@ -148,7 +148,9 @@ def recompute(con, day: date) -> dict[str, list[dict]]:
     specs = {r["gpu_id"]: r for r in rows("select * from marts.fct_gpu_specs")}
     runs = rows(
         """select * from marts.fct_benchmark_runs where gpu_id is not null and gpu_count > 0
-           and duplicate_of is null and coalesce(output_units_per_s, output_tokens_per_s) > 0"""
+           and duplicate_of is null and coalesce(output_units_per_s, output_tokens_per_s) > 0
+           and ingested_date <= ?""",
+        [day],
     )
     offers = rows(
         """select * from marts.fct_gpu_offers_daily where day = ? and gpu_id is not null

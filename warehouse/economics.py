@@ -169,8 +169,10 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
             raise NotFound(f"no GPU {gpu_id!r} in dim_gpu")
         evidence = _rows(
             con,
-            "select * from marts.fct_throughput_evidence where workload_class = ? and gpu_id = ?",
-            [workload, gpu_id],
+            """select * from marts.fct_throughput_evidence
+               where workload_class = ? and gpu_id = ? and evidence_from <= ?
+                 and (evidence_until is null or ? < evidence_until)""",
+            [workload, gpu_id, day, day],
         )[0]
         offers = _rows(
             con,

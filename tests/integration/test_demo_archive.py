@@ -392,7 +392,8 @@ def test_measured_405b_cell_from_the_real_runs(demo):
         """select gpus_needed, evidence, n_runs_used, round(unit_outputs_per_s, 3),
                   round(measured_per_gpu_outputs_per_s, 3), success_source
            from marts.fct_throughput_evidence
-           where workload_class = 'assistant-405b' and gpu_id = 'nvidia-h100-sxm-80gb'""",
+           where workload_class = 'assistant-405b' and gpu_id = 'nvidia-h100-sxm-80gb'
+             and evidence_until is null""",
     )
     # three dstack runs of Llama 3.1 405B FP8 on 8x H100 SXM5, 2048 in / 2048 out, batch 16/32/64:
     # 389.075, 455.565 and 498.977 output tokens/s; the median per GPU x 8 GPUs
@@ -400,7 +401,8 @@ def test_measured_405b_cell_from_the_real_runs(demo):
     mi300x = query(
         paths,
         """select gpus_needed, evidence, n_runs_used from marts.fct_throughput_evidence
-           where workload_class = 'assistant-405b' and gpu_id = 'amd-mi300x-192gb'""",
+           where workload_class = 'assistant-405b' and gpu_id = 'amd-mi300x-192gb'
+             and evidence_until is null""",
     )
     assert mi300x == [(4, "measured", 12)]
 
@@ -504,3 +506,17 @@ def test_changing_one_class_setting_changes_exactly_its_numbers(demo, tmp_path):
     )
     # 2 x 32 layers x 8 KV heads x 128 x 2 bytes x 1280 tokens x 64 sequences
     assert fit == [(round(2 * 32 * 8 * 128 * 2 * 1280 * 64 / 1e9, 3),)]
+
+
+def test_a_day_before_the_runs_arrived_is_ranked_on_what_was_known_then(demo):
+    paths, _ = demo
+    # the demo's benchmark files were ingested on 2026-03-01: on 2026-02-11 the H100 cell of
+    # assistant-405b was an uncalibrated estimate, from 2026-03-13 on it is measured
+    rows = query(
+        paths,
+        """select day, evidence from marts.fct_workload_costs_daily
+           where workload_class = 'assistant-405b' and gpu_id = 'nvidia-h100-sxm-80gb'
+             and day in (date '2026-02-11', date '2026-03-13')
+           group by all order by day""",
+    )
+    assert rows == [(date(2026, 2, 11), "estimated"), (date(2026, 3, 13), "measured")]

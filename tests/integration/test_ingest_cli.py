@@ -70,7 +70,8 @@ def test_ingest_files_and_folders_then_again(tmp_path):
         # the in-house run matches chat-70b on the H200: measured evidence now
         evidence = con.execute(
             "select evidence, n_runs_used from marts.fct_throughput_evidence "
-            "where workload_class = 'chat-70b' and gpu_id = 'nvidia-h200-sxm-141gb'"
+            "where workload_class = 'chat-70b' and gpu_id = 'nvidia-h200-sxm-141gb' "
+            "and evidence_until is null"
         ).fetchall()
         assert evidence == [("measured", 1)]
     finally:

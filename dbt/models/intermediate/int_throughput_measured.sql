@@ -30,6 +30,7 @@ matched as (
         c.workload_class,
         r.gpu_id,
         r.run_key,
+        r.ingested_date,
         r.file_path,
         r.format,
         r.gpu_count as run_gpu_count,

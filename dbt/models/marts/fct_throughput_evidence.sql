@@ -10,12 +10,27 @@
 --     none keeps the raw roofline (factor 1). Success 1; the SLO cannot be checked (unknown).
 --     A class's calibration depends on that class's runs only.
 -- unit_outputs_per_s is in the class's output: tokens/s (LLM serving), samples/s, images/s.
+-- Evidence is dated: a run counts from the day its file was ingested. One row per (class, GPU,
+-- evidence epoch): an epoch starts on each day new runs arrived (evidence_from) and lasts until
+-- the next (evidence_until, exclusive), so a past day is ranked on the evidence known that day.
 with fit as (
     select * from {{ ref('int_workload_memory_fit') }}
 ),
 
+epochs as (
+    select
+        evidence_from,
+        lead(evidence_from) over (order by evidence_from) as evidence_until
+    from (
+        select cast('1900-01-01' as date) as evidence_from
+        union
+        select distinct ingested_date from {{ ref('int_throughput_measured') }}
+    )
+),
+
 measured as (
     select
+        ep.evidence_from,
         workload_class,
         gpu_id,
         count(*) as n_runs_matched,
@@ -30,12 +45,15 @@ measured as (
         bool_or((ttft_slo = 'unknown' or e2e_slo = 'unknown')) filter (where not breaks_slo)
             as any_slo_unknown,
         bool_and(ttft_slo = 'none' and e2e_slo = 'none') as no_slo
-    from {{ ref('int_throughput_measured') }}
+    from epochs as ep
+    inner join {{ ref('int_throughput_measured') }} as runs
+        on runs.ingested_date <= ep.evidence_from
     group by all
 ),
 
 calibration as (
     select
+        m.evidence_from,
         m.workload_class,
         median(m.per_gpu_outputs_per_s * f.gpus_needed / e.unit_outputs_per_s) as calibration_factor,
         count(*) as calibration_gpus
@@ -51,6 +69,8 @@ calibration as (
 select
     f.workload_class,
     f.gpu_id,
+    ep.evidence_from,
+    ep.evidence_until,
     f.gpus_needed,
     f.fits,
     case
@@ -96,9 +116,11 @@ select
     coalesce(cal.calibration_gpus, 0) as calibration_gpus,
     case when m.n_runs_matched is null then e.estimate_missing end as estimate_missing
 from fit as f
+cross join epochs as ep
 left join measured as m
     on m.workload_class = f.workload_class and m.gpu_id = f.gpu_id
+    and m.evidence_from = ep.evidence_from
 left join {{ ref('int_throughput_estimated') }} as e
     on e.workload_class = f.workload_class and e.gpu_id = f.gpu_id
 left join calibration as cal
-    on cal.workload_class = f.workload_class
+    on cal.workload_class = f.workload_class and cal.evidence_from = ep.evidence_from

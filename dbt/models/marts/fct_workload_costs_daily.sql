@@ -65,6 +65,7 @@ gpu_options as (
         on list_contains(c.allowed_pricing_models, o.pricing_model)
     inner join {{ ref('fct_throughput_evidence') }} as e
         on e.workload_class = c.workload_class and e.gpu_id = o.gpu_id
+        and o.day >= e.evidence_from and (e.evidence_until is null or o.day < e.evidence_until)
     where o.gpu_id is not null and o.price_usd_per_gpu_hour is not null
 ),
 
