@@ -255,6 +255,27 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_alerts(args: argparse.Namespace) -> int:
+    from pipelines.alerts import list_alerts
+    from warehouse.paths import current
+
+    since = date.fromisoformat(args.since) if args.since else None
+    rows = list_alerts(current().db_path, since)
+    if args.format == "json":
+        print(json.dumps(rows, default=str, indent=2))
+        return 0
+    if not rows:
+        print("no alerts")
+        return 0
+    for r in rows:
+        state = f"delivered: {r['delivered_to']}" if r["delivered_to"] else "PENDING"
+        if r["failed_attempts"]:
+            state += f" ({r['failed_attempts']} failed attempts, last: {r['last_error']})"
+        flag = " [marginal]" if r["is_marginal"] else ""
+        print(f"{r['day']}  {r['alert_kind']:12s} {state}{flag}\n    {r['message']}")
+    return 0
+
+
 def cmd_sources(args: argparse.Namespace) -> int:
     from warehouse.queries import WarehouseMissing, render_source_health, source_health
 
@@ -336,6 +357,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--date", help="day (default: the newest ranked day of the class)")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser("alerts", help="alerts raised, with their delivery status (read-only)")
+    p.add_argument("--since", help="first day to list (YYYY-MM-DD)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.set_defaults(func=cmd_alerts)
 
     p = sub.add_parser("sources", help="health of every source: last success, failure, staleness")
     p.add_argument("--format", choices=["table", "json"], default="table")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
+from pipelines.defs.alerts import alerts, run_failure_alert
 from pipelines.defs.dbt import gpuledger_dbt_models
 from pipelines.defs.ingest import INGEST_ASSETS, raw_tables
 from pipelines.defs.resources import GpuledgerResource, dbt_resource
@@ -13,9 +14,10 @@ from warehouse.paths import prepare_environment
 prepare_environment()
 
 defs = dg.Definitions(
-    assets=[*INGEST_ASSETS, raw_tables, gpuledger_dbt_models],
+    assets=[*INGEST_ASSETS, raw_tables, gpuledger_dbt_models, alerts],
     jobs=[daily_refresh],
     schedules=[daily_refresh_schedule],
+    sensors=[run_failure_alert],
     resources={
         "gpuledger": GpuledgerResource.configure_at_launch(),
         "dbt": dbt_resource(),

@@ -15,7 +15,7 @@ the models for all sources. The gate is on the data instead: staging reads passe
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from datetime import UTC
+from datetime import UTC, datetime, timedelta
 from types import ModuleType
 
 import dagster as dg
@@ -425,7 +425,12 @@ def build_ingest_asset(module: ModuleType) -> dg.AssetsDefinition:
                 CHECK_NAME,
                 asset=key,
                 description="Great Expectations suites on every snapshot loaded in this run",
-            )
+            ),
+            dg.AssetCheckSpec(
+                FRESH_CHECK_NAME,
+                asset=key,
+                description=f"new data at least every {_interval_hours(module)} h (overdue if not)",
+            ),
         ],
     )
     def _ingest(context: dg.AssetExecutionContext, gpuledger: GpuledgerResource):
@@ -448,11 +453,52 @@ def build_ingest_asset(module: ModuleType) -> dg.AssetsDefinition:
                         "snapshots_checked": summary.snapshots_loaded,
                         "failed_snapshots": dg.MetadataValue.json(summary.snapshots_failed),
                     },
-                )
+                ),
+                _freshness_result(module, gpuledger),
             ],
         )
 
     return _ingest
+
+
+FRESH_CHECK_NAME = "source_fresh"
+
+
+def _interval_hours(module: ModuleType) -> int:
+    return int(getattr(module, "EXPECTED_INTERVAL_HOURS", 24))
+
+
+def _freshness_result(module: ModuleType, settings: GpuledgerResource) -> dg.AssetCheckResult:
+    """Overdue when the source's newest capture (fetched, imported or taken from the inbox) is
+    older than its expected interval plus two hours of slack. Sources with no URLs (package data,
+    files) are never overdue."""
+    if not settings.urls_for(module):
+        return dg.AssetCheckResult(
+            check_name=FRESH_CHECK_NAME, passed=True, metadata={"expected": "no URLs: not fetched"}
+        )
+    newest = None
+    for snap in settings.archive().snapshots(module.NAME):
+        if snap.origin in ("live", "import", "inbox") and (
+            newest is None or snap.fetched_at > newest
+        ):
+            newest = snap.fetched_at
+    now = datetime.now(UTC)
+    limit = timedelta(hours=_interval_hours(module) + 2)
+    if newest is None:
+        age_h, passed = None, False
+    else:
+        age = now - datetime.fromisoformat(newest)
+        age_h, passed = round(age.total_seconds() / 3600, 1), age <= limit
+    return dg.AssetCheckResult(
+        check_name=FRESH_CHECK_NAME,
+        passed=passed,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={
+            "newest_capture": newest or "never",
+            "age_hours": age_h if age_h is not None else -1,
+            "overdue_after_hours": _interval_hours(module) + 2,
+        },
+    )
 
 
 INGEST_ASSETS = [build_ingest_asset(m) for m in sources.REGISTRY.values()]

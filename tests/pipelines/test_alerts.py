@@ -1,0 +1,142 @@
+"""Alert recording and delivery: stable keys, at-least-once delivery, never twice."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+from datetime import date
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import duckdb
+import pytest
+
+from pipelines import alerts
+
+CANDIDATES = """
+create schema marts;
+create table marts.fct_alert_candidates as select * from (values
+  ('chat-70b|2026-03-13|nvidia-h100-sxm-80gb', 'rank_change', 'chat-70b', date '2026-03-13',
+   date '2026-03-10', 'nvidia-b200-sxm-180gb', 'nebius', 'b200x8', 0.000400, 'estimated',
+   'nvidia-h100-sxm-80gb', 'lambda', 'gpu_1x_h100_sxm5', 0.000380, 'measured', 'request',
+   -0.05, 'price_change', null, null, null),
+  ('chat-8b|2026-03-13|dq|skypilot', 'data_quality', 'chat-8b', date '2026-03-13',
+   date '2026-03-10', 'nvidia-a40-48gb', 'lambda', 'gpu_1x_a40', 0.0001, 'estimated',
+   null, null, null, null, null, 'request', null, 'vanished_offer', 'skypilot', 33, null),
+  ('chat-8b|2026-01-01|old', 'rank_change', 'chat-8b', date '2026-01-01', date '2025-12-31',
+   'a', 'p', 'o', 1.0, 'estimated', 'b', 'p', 'o', 0.999, 'estimated', 'request', -0.001,
+   'price_change', null, null, null)
+) as t(alert_key, alert_kind, workload_class, day, prev_day, old_gpu_id, old_provider,
+       old_offer_id, old_cost_per_accepted_output, old_evidence, new_gpu_id, new_provider,
+       new_offer_id, new_cost_per_accepted_output, new_evidence, output_unit, change_pct, cause,
+       source, days_down, failure_reason);
+"""
+
+
+@pytest.fixture
+def con(tmp_path):
+    c = duckdb.connect(str(tmp_path / "w.duckdb"))
+    c.execute(CANDIDATES)
+    yield c
+    c.close()
+
+
+class Hook(BaseHTTPRequestHandler):
+    script: list[int] = []
+    received: list[tuple[int, dict, dict]] = []
+
+    def do_POST(self):  # noqa: N802
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        status = Hook.script.pop(0) if Hook.script else 200
+        Hook.received.append((status, json.loads(body), dict(self.headers)))
+        self.send_response(status)
+        self.end_headers()
+        self.wfile.write(b"ok" if status == 200 else b"busy")
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def hook():
+    Hook.script, Hook.received = [], []
+    server = HTTPServer(("127.0.0.1", 0), Hook)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+
+
+def test_alerts_are_recorded_once_with_their_message_and_window(con):
+    assert alerts.sync(con, date(2026, 3, 14), start=date(2026, 3, 1)) == 2
+    assert alerts.sync(con, date(2026, 3, 14), start=date(2026, 3, 1)) == 0  # same days again
+    rows = dict(con.execute("select alert_key, message from ops.alerts").fetchall())
+    assert set(rows) == {
+        "chat-70b|2026-03-13|nvidia-h100-sxm-80gb",
+        "chat-8b|2026-03-13|dq|skypilot",
+    }
+    change = rows["chat-70b|2026-03-13|nvidia-h100-sxm-80gb"]
+    assert "cheapest GPU is now nvidia-h100-sxm-80gb (lambda gpu_1x_h100_sxm5, 0.000380" in change
+    assert "was nvidia-b200-sxm-180gb" in change and "change -5.0 %" in change
+    assert "cause price_change" in change and "measured" in change
+    dq = rows["chat-8b|2026-03-13|dq|skypilot"]
+    assert "source skypilot down for 33 days; leader for class chat-8b unknown" in dq
+
+
+def test_near_ties_are_marked_marginal(con):
+    alerts.sync(con, date(2026, 3, 14), start=date(2025, 12, 1), min_change_pct=1.0)
+    marginal = dict(con.execute("select alert_key, is_marginal from ops.alerts").fetchall())
+    assert marginal["chat-8b|2026-01-01|old"] is True  # -0.1 %
+    assert marginal["chat-70b|2026-03-13|nvidia-h100-sxm-80gb"] is False  # -5 %
+
+
+def test_webhook_that_fails_first_gets_each_alert_exactly_once_in_the_end(con, hook):
+    alerts.sync(con, date(2026, 3, 14), start=date(2026, 3, 1))
+    url = f"http://127.0.0.1:{hook.server_port}/hook"
+    sink = alerts.WebhookSink(url, secret="s3cret", timeout_s=5, retries=2, backoff_s=0.01)
+    Hook.script = [500, 503, 500, 500]  # run 1: both alerts fail twice; run 2: 200s
+    first = alerts.deliver(con, [sink])
+    assert first == {"webhook": {"delivered": 0, "failed": 2}}
+    second = alerts.deliver(con, [sink])
+    assert second == {"webhook": {"delivered": 2, "failed": 0}}
+    third = alerts.deliver(con, [sink])
+    assert third == {"webhook": {"delivered": 0, "failed": 0}}  # never twice
+    accepted = [body["alert"]["alert_key"] for status, body, _ in Hook.received if status == 200]
+    assert sorted(accepted) == sorted(
+        ["chat-70b|2026-03-13|nvidia-h100-sxm-80gb", "chat-8b|2026-03-13|dq|skypilot"]
+    )
+    status, body, headers = Hook.received[-1]
+    assert body["text"].startswith("[chat-")  # Slack-compatible body
+    expected = hmac.new(b"s3cret", json.dumps(body).encode(), hashlib.sha256).hexdigest()
+    assert headers["X-Gpuledger-Signature"] == f"sha256={expected}"
+
+
+def test_webhook_down_for_good_leaves_alerts_pending_not_lost(con, tmp_path):
+    alerts.sync(con, date(2026, 3, 14), start=date(2026, 3, 1))
+    down = alerts.WebhookSink("http://127.0.0.1:9/hook", timeout_s=1, retries=2, backoff_s=0.01)
+    jsonl = alerts.JsonlSink(tmp_path / "alerts.jsonl")
+    for _ in range(2):
+        counts = alerts.deliver(con, [down, jsonl])
+        assert counts["webhook"]["failed"] == 2
+    assert [json.loads(line)["alert_key"] for line in (tmp_path / "alerts.jsonl").open()] == [
+        "chat-70b|2026-03-13|nvidia-h100-sxm-80gb", "chat-8b|2026-03-13|dq|skypilot"
+    ]  # fmt: skip
+    con.close()
+    listed = alerts.list_alerts(tmp_path / "w.duckdb")
+    assert {r["delivered_to"] for r in listed} == {"jsonl"}
+    assert {r["failed_attempts"] for r in listed} == {2}
+    assert all("ConnectionError" in r["last_error"] for r in listed)
+
+
+def test_sinks_come_from_the_environment(monkeypatch, tmp_path):
+    import logging
+
+    monkeypatch.setenv("GPULEDGER_ALERT_SINKS", "log,jsonl,webhook")
+    monkeypatch.setenv("GPULEDGER_ALERT_WEBHOOK_URL", "https://hooks.example/x")
+    sinks = alerts.configured_sinks(tmp_path, logging.getLogger("t"))
+    assert [s.name for s in sinks] == ["log", "jsonl", "webhook"]
+    assert sinks[1].path == tmp_path / "alerts.jsonl"
+    monkeypatch.delenv("GPULEDGER_ALERT_WEBHOOK_URL")
+    with pytest.raises(ValueError, match="GPULEDGER_ALERT_WEBHOOK_URL"):
+        alerts.configured_sinks(tmp_path, logging.getLogger("t"))
