@@ -271,13 +271,21 @@ def record_operational(
     )  # fmt: skip
 
 
-def run_alerts(db_path: Path, home: Path, as_of: date, log=None, start: date | None = None):
-    """Sync and deliver in one transaction-free pass (the caller is the only writer)."""
+def run_alerts(
+    db_path: Path,
+    home: Path,
+    as_of: date,
+    log=None,
+    start: date | None = None,
+    deliver_now: bool = True,
+):
+    """Record new alerts and (unless told not to) deliver pending ones. The caller is the only
+    writer of the warehouse."""
     log = log or logging.getLogger("gpuledger.alerts")
     con = duckdb.connect(str(db_path))
     try:
         new = sync(con, as_of, start)
-        counts = deliver(con, configured_sinks(home, log))
+        counts = deliver(con, configured_sinks(home, log)) if deliver_now else {}
     finally:
         con.close()
     return new, counts

@@ -255,6 +255,20 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_backfill(args: argparse.Namespace) -> int:
+    from pipelines.backfill import backfill
+
+    result, _ = backfill(date.fromisoformat(args.start), date.fromisoformat(args.end),
+                         deliver=not args.no_deliver)  # fmt: skip
+    return 0 if result.success else 1
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from pipelines.backfill import demo
+
+    return demo(Path(args.home) if args.home else None)
+
+
 def cmd_alerts(args: argparse.Namespace) -> int:
     from pipelines.alerts import list_alerts
     from warehouse.paths import current
@@ -357,6 +371,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--date", help="day (default: the newest ranked day of the class)")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser(
+        "backfill", help="rebuild the rankings of a range of days from the archive in one pass"
+    )
+    p.add_argument("--start", required=True)
+    p.add_argument("--end", required=True)
+    p.add_argument("--no-deliver", action="store_true", help="record the alerts, send none")
+    p.set_defaults(func=cmd_backfill)
+
+    p = sub.add_parser(
+        "demo", help="replay the shipped demo archive into a fresh warehouse: leaders and alerts"
+    )
+    p.add_argument("--home", help="where to build it (default: a new temporary folder)")
+    p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("alerts", help="alerts raised, with their delivery status (read-only)")
     p.add_argument("--since", help="first day to list (YYYY-MM-DD)")

@@ -25,7 +25,10 @@ ALERTS_KEY = dg.AssetKey(["ops", "alerts"])
 )
 def alerts(context: dg.AssetExecutionContext, gpuledger: GpuledgerResource):
     paths = gpuledger.paths
-    new, counts = run_alerts(paths.db_path, paths.home, gpuledger.as_of_date(), context.log)
+    new, counts = run_alerts(
+        paths.db_path, paths.home, gpuledger.as_of_date(), context.log,
+        deliver_now=gpuledger.deliver_alerts,
+    )  # fmt: skip
     failed = sum(c["failed"] for c in counts.values())
     if failed:
         context.log.error(f"{failed} alert deliveries failed; they stay pending for the next run")

@@ -23,6 +23,7 @@ class GpuledgerResource(dg.ConfigurableResource):
     as_of: str = ""
     offline: bool = False
     seed_demo_archive: bool = True
+    deliver_alerts: bool = True
     url_overrides: dict[str, list[str]] = {}
     http_timeout_s: float = 20.0
     http_retries: int = 3

@@ -8,7 +8,8 @@
 -- Training (LoRA): samples/s = n x TFLOPS x compute_efficiency / (4 x parameters x tokens per
 --   sample)  [forward 2P, backward through frozen weights 2P, per token].
 -- Image generation: images/s = n x TFLOPS x compute_efficiency / TFLOP per image (class seed).
--- TFLOPS of the class precision: FP8 for fp8/int8 where known, else FP16/BF16.
+-- TFLOPS of the class precision: FP8 for fp8/int8 where known, else FP16/BF16. One row per
+-- evidence epoch: the specs known by its first day (int_gpu_specs_by_epoch).
 with classes as (
     select c.*, m.params_b, m.active_params_b, m.layers, m.kv_heads, m.head_dim
     from {{ ref('workload_classes') }} as c
@@ -18,6 +19,7 @@ with classes as (
 
 inputs as (
     select
+        ep.evidence_from,
         c.workload_class,
         c.class_kind,
         f.gpu_id,
@@ -45,8 +47,9 @@ inputs as (
     from classes as c
     inner join {{ ref('int_workload_memory_fit') }} as f
         on f.workload_class = c.workload_class
-    left join {{ ref('fct_gpu_specs') }} as s
-        on s.gpu_id = f.gpu_id
+    cross join {{ ref('int_evidence_epochs') }} as ep
+    left join {{ ref('int_gpu_specs_by_epoch') }} as s
+        on s.gpu_id = f.gpu_id and s.evidence_from = ep.evidence_from
     where f.gpus_needed is not null
 ),
 
@@ -72,6 +75,7 @@ bounds as (
 )
 
 select
+    evidence_from,
     workload_class,
     gpu_id,
     gpus_needed,

@@ -1,8 +1,9 @@
 -- Each (workload class, day) whose rank-1 GPU differs from the previous ranked day's, with the
 -- old and new leader and the cause, decided in this order:
---   vanished_offer: the old leader GPU has no eligible offer today (its source failed or went
+--   vanished_offer: the old leader's offer is not eligible today (its source failed or went
 --                   stale past max_staleness_days, or the provider stopped listing it);
---   new_offer:      the new leader GPU had no eligible offer on the previous day;
+--   new_offer:      the new leader's offer was not eligible on the previous day (a new listing,
+--                   or a GPU gpuledger had no offer of);
 --   new_evidence:   the throughput evidence of the old or new leader changed (measured vs
 --                   estimated, the runs used, or the figure);
 --   price_change:   otherwise: prices moved the order.
@@ -28,8 +29,8 @@ changes as (
     where prev_gpu_id is not null and gpu_id <> prev_gpu_id
 ),
 
-eligible_gpus as (
-    select distinct day, workload_class, gpu_id
+eligible_offers as (
+    select distinct day, workload_class, option_key
     from {{ ref('fct_workload_costs_daily') }}
     where is_eligible and option_kind = 'gpu_offer'
 ),
@@ -58,8 +59,8 @@ select
     c.output_unit,
     c.cost_per_accepted_output / c.prev_cost_per_accepted_output - 1 as change_pct,
     case
-        when old_today.gpu_id is null then 'vanished_offer'
-        when new_before.gpu_id is null then 'new_offer'
+        when old_today.option_key is null then 'vanished_offer'
+        when new_before.option_key is null then 'new_offer'
         when exists (
             select 1
             from evidence_by_day as a
@@ -75,9 +76,9 @@ select
         else 'price_change'
     end as cause
 from changes as c
-left join eligible_gpus as old_today
+left join eligible_offers as old_today
     on old_today.day = c.day and old_today.workload_class = c.workload_class
-    and old_today.gpu_id = c.prev_gpu_id
-left join eligible_gpus as new_before
+    and old_today.option_key = c.prev_option_key
+left join eligible_offers as new_before
     on new_before.day = c.prev_day and new_before.workload_class = c.workload_class
-    and new_before.gpu_id = c.gpu_id
+    and new_before.option_key = c.option_key

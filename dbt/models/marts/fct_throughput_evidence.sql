@@ -10,22 +10,16 @@
 --     none keeps the raw roofline (factor 1). Success 1; the SLO cannot be checked (unknown).
 --     A class's calibration depends on that class's runs only.
 -- unit_outputs_per_s is in the class's output: tokens/s (LLM serving), samples/s, images/s.
--- Evidence is dated: a run counts from the day its file was ingested. One row per (class, GPU,
--- evidence epoch): an epoch starts on each day new runs arrived (evidence_from) and lasts until
--- the next (evidence_until, exclusive), so a past day is ranked on the evidence known that day.
+-- Evidence is dated: a run counts from the day its file was ingested, a spec row from the day it
+-- was observed. One row per (class, GPU, evidence epoch, int_evidence_epochs): an epoch starts on
+-- each such day (evidence_from) and lasts until the next (evidence_until, exclusive), so a past
+-- day is ranked on what was known that day.
 with fit as (
     select * from {{ ref('int_workload_memory_fit') }}
 ),
 
 epochs as (
-    select
-        evidence_from,
-        lead(evidence_from) over (order by evidence_from) as evidence_until
-    from (
-        select cast('1900-01-01' as date) as evidence_from
-        union
-        select distinct ingested_date from {{ ref('int_throughput_measured') }}
-    )
+    select * from {{ ref('int_evidence_epochs') }}
 ),
 
 measured as (
@@ -62,6 +56,7 @@ calibration as (
         on f.workload_class = m.workload_class and f.gpu_id = m.gpu_id
     inner join {{ ref('int_throughput_estimated') }} as e
         on e.workload_class = m.workload_class and e.gpu_id = m.gpu_id
+        and e.evidence_from = m.evidence_from
     where m.n_runs_used > 0 and e.unit_outputs_per_s > 0
     group by all
 )
@@ -122,5 +117,6 @@ left join measured as m
     and m.evidence_from = ep.evidence_from
 left join {{ ref('int_throughput_estimated') }} as e
     on e.workload_class = f.workload_class and e.gpu_id = f.gpu_id
+    and e.evidence_from = ep.evidence_from
 left join calibration as cal
     on cal.workload_class = f.workload_class and cal.evidence_from = ep.evidence_from

@@ -1,0 +1,15 @@
+-- The days on which what gpuledger knows about throughput can change: a benchmark file was
+-- ingested, or a GPU spec row was observed. Each epoch lasts until the next (exclusive), so a
+-- past day is ranked on the runs and specs known that day, whenever the history is rebuilt.
+select
+    evidence_from,
+    lead(evidence_from) over (order by evidence_from) as evidence_until
+from (
+    select cast('1900-01-01' as date) as evidence_from
+    union
+    select distinct ingested_date from {{ ref('int_throughput_measured') }}
+    union
+    select distinct observed_date
+    from ({{ accepted_rows(ref('stg_gpu_specs'), 'gpu_specs') }})
+    where observed_date <= {{ as_of_date() }}
+)

@@ -1,0 +1,56 @@
+-- Per evidence epoch and GPU: the bandwidth and dense TFLOPS the roofline estimate uses, each from
+-- the highest-priority source that had given it by the epoch's first day (per source its newest
+-- row by then; the vendor datasheet seed counts from the start). The as-of view is fct_gpu_specs.
+with observed as (
+    select
+        a.source,
+        names.gpu_id,
+        a.observed_date,
+        a.observed_at,
+        a.memory_bandwidth_gb_s,
+        a.fp16_tflops,
+        a.fp8_tflops
+    from ({{ accepted_rows(ref('stg_gpu_specs'), 'gpu_specs') }}) as a
+    inner join {{ ref('int_gpu_names_resolved') }} as names
+        on names.provider = a.source
+        and names.gpu_name_raw = a.gpu_name_raw
+        and names.offer_id = a.offer_id
+        and names.gpu_memory_gb is not distinct from a.memory_gb
+    where names.gpu_id is not null and a.observed_date <= {{ as_of_date() }}
+),
+
+per_epoch as (
+    select e.evidence_from, o.*
+    from {{ ref('int_evidence_epochs') }} as e
+    inner join observed as o
+        on o.observed_date <= e.evidence_from
+    qualify row_number() over (
+        partition by e.evidence_from, o.source, o.gpu_id order by o.observed_at desc
+    ) = 1
+    union all by name
+    select e.evidence_from, 'vendor_datasheet' as source, d.gpu_id,
+           cast(null as date) as observed_date, cast(null as timestamptz) as observed_at,
+           d.memory_bandwidth_gb_s, d.fp16_tflops, d.fp8_tflops
+    from {{ ref('int_evidence_epochs') }} as e
+    cross join {{ ref('gpu_datasheet_specs') }} as d
+),
+
+ranked as (
+    select p.*, coalesce(pr.priority, 99) as priority
+    from per_epoch as p
+    left join {{ ref('spec_source_priority') }} as pr on pr.source = p.source
+)
+
+select
+    evidence_from,
+    gpu_id,
+    arg_min(memory_bandwidth_gb_s, (priority, source)) filter (where memory_bandwidth_gb_s is not null)
+        as memory_bandwidth_gb_s,
+    arg_min(source, (priority, source)) filter (where memory_bandwidth_gb_s is not null)
+        as memory_bandwidth_gb_s_source,
+    arg_min(fp16_tflops, (priority, source)) filter (where fp16_tflops is not null) as fp16_tflops,
+    arg_min(source, (priority, source)) filter (where fp16_tflops is not null) as fp16_tflops_source,
+    arg_min(fp8_tflops, (priority, source)) filter (where fp8_tflops is not null) as fp8_tflops,
+    arg_min(source, (priority, source)) filter (where fp8_tflops is not null) as fp8_tflops_source
+from ranked
+group by all
