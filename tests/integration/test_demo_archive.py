@@ -446,8 +446,8 @@ def test_a_rank_change_has_its_leaders_and_cause(demo):
         """select prev_day, old_gpu_id, new_gpu_id, cause from marts.fct_rank_changes
            where workload_class = 'chat-8b' and day = date '2026-03-13'""",
     )
-    # the A40 that led chat-8b from the 2026-02-11 scraper export (carried to 02-14) is gone
-    assert vanished == [(date(2026, 2, 14), "nvidia-a40-48gb", "nvidia-a100-sxm-40gb",
+    # the GH200 that led chat-8b from the 2026-02-11 scraper export (carried to 02-14) is gone
+    assert vanished == [(date(2026, 2, 14), "nvidia-gh200-96gb", "nvidia-a100-sxm-40gb",
                          "vanished_offer")]  # fmt: skip
     tie = query(
         paths,
