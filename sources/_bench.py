@@ -1398,43 +1398,42 @@ def parse_document(fmt: str, doc: Any, ctx: Context) -> list:
     elif isinstance(doc, list) and fmt in ("inferencex_agg", "mlperf_summary_results"):
         for i, rec in enumerate(doc):
             check_numbers(rec, ctx.where, f"[{i}].")
-    if fmt == "vllm_serving":
-        return [vllm_serving(doc, ctx)]
-    if fmt == "vllm_throughput":
-        return [vllm_throughput(doc, ctx)]
-    if fmt == "vllm_latency":
-        return [vllm_latency(doc, ctx)]
-    if fmt == "vllm_console":
-        return vllm_console(doc, ctx)
-    if fmt == "sglang_bench_serving":
-        return sglang_jsonl(doc if isinstance(doc, str) else json.dumps(doc), ctx)
-    if fmt == "mlperf_summary_results":
-        return mlperf_summary_results(doc, ctx)
-    if fmt == "mlperf_log_summary":
-        return [mlperf_log_summary(doc, ctx)]
-    if fmt == "mlperf_log_detail":
-        return [mlperf_log_detail(doc, ctx)]
-    if fmt == "mlperf_system":
-        return []  # hardware for the result files beside it, no run of its own
-    if fmt == "genai_perf":
-        return [genai_perf(doc, ctx)]
-    if fmt == "aiperf_csv":
-        return [aiperf_csv(doc, ctx)]
-    if fmt == "inferencex_run":
-        return [inferencex_run(doc, ctx)]
-    if fmt == "inferencex_agg":
-        return [inferencex_run(r, ctx, f"[{i}]") for i, r in enumerate(doc)]
-    if fmt == "llmperf_summary":
-        return [llmperf_summary(doc, ctx)]
-    if fmt == "llmperf_individual":
-        return [llmperf_individual(doc, ctx)]
-    if fmt == "optimum_benchmark":
-        return optimum_benchmark(doc, ctx)
-    if fmt == "gpuledger_csv":
-        return gpuledger_csv(doc, ctx)
-    if fmt == "results_csv":
-        return results_csv(doc, ctx)
-    raise ParseError(ctx.where, "<document>", f"no reader for format {fmt!r}")
+    reader = READERS.get(fmt)
+    if reader is None:
+        raise ParseError(ctx.where, "<document>", f"no reader for format {fmt!r}")
+    out = reader(doc, ctx)
+    return out if isinstance(out, list) else [out]
+
+
+def _sglang(doc, ctx):
+    return sglang_jsonl(doc if isinstance(doc, str) else json.dumps(doc), ctx)
+
+
+def _inferencex_agg(doc, ctx):
+    return [inferencex_run(r, ctx, f"[{i}]") for i, r in enumerate(doc)]
+
+
+# format -> reader; a reader returns one run or a list of runs
+READERS = {
+    "vllm_serving": vllm_serving,
+    "vllm_throughput": vllm_throughput,
+    "vllm_latency": vllm_latency,
+    "vllm_console": vllm_console,
+    "sglang_bench_serving": _sglang,
+    "mlperf_summary_results": mlperf_summary_results,
+    "mlperf_log_summary": mlperf_log_summary,
+    "mlperf_log_detail": mlperf_log_detail,
+    "mlperf_system": lambda doc, ctx: [],  # hardware for the results beside it, no run of its own
+    "genai_perf": genai_perf,
+    "aiperf_csv": aiperf_csv,
+    "inferencex_run": inferencex_run,
+    "inferencex_agg": _inferencex_agg,
+    "llmperf_summary": llmperf_summary,
+    "llmperf_individual": llmperf_individual,
+    "optimum_benchmark": optimum_benchmark,
+    "gpuledger_csv": gpuledger_csv,
+    "results_csv": results_csv,
+}
 
 
 RowProblem = _RowProblem

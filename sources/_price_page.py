@@ -20,6 +20,7 @@ A page without such a table raises a ParseError naming the page and the headers 
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import datetime
 
@@ -42,6 +43,15 @@ _NOT_A_PRICE = re.compile(
     r"request|anfrage|waitlist|reserve now",
     re.IGNORECASE,
 )
+
+
+def configured_urls(variable: str, defaults: tuple[str, ...]) -> tuple[str, ...]:
+    """A provider page's URLs: the environment variable (comma separated; empty = switched off)
+    or the module's defaults when it is unset."""
+    configured = os.environ.get(variable)
+    if configured is None:
+        return defaults
+    return tuple(u.strip() for u in configured.split(",") if u.strip())
 
 
 def pricing_model_of(text: str) -> str | None:

@@ -17,7 +17,6 @@ fetch other pages, or to an empty value to switch the source off.
 
 from __future__ import annotations
 
-import os
 import re
 from datetime import datetime
 
@@ -25,7 +24,7 @@ from bs4 import BeautifulSoup
 
 from sources._http import fetch_page as fetch  # noqa: F401
 from sources._parsing import decode_text, parse_money
-from sources._price_page import parse_price_tables
+from sources._price_page import configured_urls, parse_price_tables
 from sources.records import ParseError, ParseResult, PriceObservation, RowError
 
 NAME = "crusoe"
@@ -37,10 +36,7 @@ _GB = re.compile(r"(\d+(?:\.\d+)?)\s*GB", re.IGNORECASE)
 
 
 def urls(as_of=None) -> tuple[str, ...]:
-    configured = os.environ.get("GPULEDGER_CRUSOE_URLS")
-    if configured is None:
-        return DEFAULT_URLS
-    return tuple(u.strip() for u in configured.split(",") if u.strip())
+    return configured_urls("GPULEDGER_CRUSOE_URLS", DEFAULT_URLS)
 
 
 def _text(element) -> str:

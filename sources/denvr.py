@@ -19,7 +19,6 @@ GPULEDGER_DENVR_URLS (comma separated; empty switches the source off) to fetch o
 from __future__ import annotations
 
 import json
-import os
 import re
 from datetime import datetime
 
@@ -27,7 +26,7 @@ from bs4 import BeautifulSoup
 
 from sources._http import fetch_page as fetch  # noqa: F401
 from sources._parsing import decode_text, parse_money
-from sources._price_page import parse_price_tables
+from sources._price_page import configured_urls, parse_price_tables
 from sources.records import ParseError, ParseResult, PriceObservation, RowError
 
 NAME = "denvr"
@@ -41,10 +40,7 @@ _GB = re.compile(r"(\d+(?:[.,]\d+)?)\s*GB", re.IGNORECASE)
 
 
 def urls(as_of=None) -> tuple[str, ...]:
-    configured = os.environ.get("GPULEDGER_DENVR_URLS")
-    if configured is None:
-        return DEFAULT_URLS
-    return tuple(u.strip() for u in configured.split(",") if u.strip())
+    return configured_urls("GPULEDGER_DENVR_URLS", DEFAULT_URLS)
 
 
 def _collection(soup: BeautifulSoup, url: str):
