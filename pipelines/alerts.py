@@ -304,7 +304,7 @@ def list_alerts(db_path: Path, since: date | None = None) -> list[dict]:
             return []
         cur = con.execute(
             """select a.alert_key, a.alert_kind, a.workload_class, a.day, a.is_marginal, a.message,
-                      coalesce(string_agg(distinct d.sink, ',')
+                      coalesce(string_agg(distinct d.sink, ',' order by d.sink)
                                filter (where d.status = 'delivered'), '') as delivered_to,
                       count(d.*) filter (where d.status = 'failed') as failed_attempts,
                       max(d.error) filter (where d.status = 'failed') as last_error
