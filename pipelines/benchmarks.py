@@ -20,7 +20,6 @@ from pathlib import Path
 
 from sources import _bench, benchmark_files
 from sources.archive import Archive
-from sources.records import ParseError
 
 # Documentation and scripts that travel with result files: not results, not quarantined.
 _NOT_RESULTS = re.compile(
@@ -149,14 +148,6 @@ def _sha256_file(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def describe(path: Path) -> str:
-    """The format gpuledger would read a file as, or why it cannot (for `gpuledger ingest -n`)."""
-    try:
-        return benchmark_files.detect_format(path.read_bytes(), str(path))
-    except ParseError as exc:
-        return f"unreadable: {exc.reason}"
 
 
 def take_inbox(archive: Archive, inbox: Path, now: datetime | None = None) -> list[FileOutcome]:

@@ -9,6 +9,8 @@ memory fit, matching runs and their median per-GPU throughput, the roofline esti
 per-class calibration, accepted fraction, effective hourly cost and cost per accepted output. It
 then compares with `gpuledger rank --workload W --format json` (the same rows the CLI prints):
 every cell within 0.5 %, and the same GPU order. Prints one line per class; exits 1 on a mismatch.
+Runs count from their ingestion day here as in the marts; specs are taken as of the build (the
+marts date them too), so an earlier --date is comparable only if no spec row arrived after it.
 """
 
 from __future__ import annotations

@@ -1118,9 +1118,17 @@ GPULEDGER_CSV_REQUIRED = ("run_kind", "model", "gpu", "gpu_count")
 
 def gpuledger_csv(text: str, ctx: Context) -> list[BenchmarkRun]:
     reader = csv.DictReader(io.StringIO(text))
-    missing = [c for c in GPULEDGER_CSV_REQUIRED if c not in (reader.fieldnames or [])]
+    header = [h.strip() for h in reader.fieldnames or []]
+    missing = [c for c in GPULEDGER_CSV_REQUIRED if c not in header]
     if missing:
         raise ParseError(ctx.where, ",".join(missing), "required gpuledger CSV column(s) missing")
+    unknown = [h for h in header if h not in GPULEDGER_CSV_COLUMNS]
+    if unknown:  # a misspelt column would otherwise be dropped without a word
+        raise ParseError(
+            ctx.where,
+            ",".join(unknown),
+            "not a gpuledger CSV column (see sources/benchmark_files.py)",
+        )
     runs = []
     for n, row in enumerate(reader, start=2):
         row = {k.strip(): (v or "").strip() for k, v in row.items() if k}

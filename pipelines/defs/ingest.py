@@ -347,7 +347,7 @@ def _load_benchmark_files(module, archive, con, summary, log, pending) -> None:
     runs = [(i, run) for i, (_, result) in enumerate(parsed) for run in result.benchmark_runs]
     frame = pd.DataFrame([r.as_dict() for _, r in runs], columns=BENCHMARK_COLUMNS)
     frame["measured_at"] = pd.to_datetime(frame["measured_at"], utc=True)
-    _, bad = validate_benchmarks(frame) if len(frame) else (None, {})
+    bad = validate_benchmarks(frame) if len(frame) else {}
     positions: dict[int, list[int]] = {}
     for pos, (i, _) in enumerate(runs):
         positions.setdefault(i, []).append(pos)
@@ -385,6 +385,11 @@ def _load_benchmark_files(module, archive, con, summary, log, pending) -> None:
         summary.snapshots_loaded += 1
         summary.rows_loaded += len(kept)
         summary.rows_quarantined += len(quarantine)
+        if failed:  # the file landed, but the asset check shows the runs it had to set aside
+            summary.snapshots_failed.append(
+                {"url": snap.url, "fetched_at": snap.fetched_at, "sha256": snap.sha256,
+                 "failed": [f"{f['run']}: {'; '.join(f['expectations'])}" for f in failed]}
+            )  # fmt: skip
 
 
 def _key_ts(snap: Snapshot) -> str:

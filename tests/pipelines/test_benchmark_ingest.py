@@ -114,6 +114,11 @@ def test_runs_load_a_bad_run_is_quarantined_and_the_rest_of_its_file_lands(tmp_p
     benchmarks.archive_files(settings(home).archive(), [broken.parent])
     summary = ingest_source(benchmark_files, settings(home), "run-1", LOG)
     assert summary.rows_loaded == 6
+    # the asset check fails and names the truncated file and the quarantined run
+    assert not summary.passed
+    reported = {f["url"]: f["failed"] for f in summary.snapshots_failed}
+    assert any("ttft_p99_ms >= ttft_p50_ms" in r for r in reported["file:in/sglang_edited.jsonl"])
+    assert "file:in/truncated.json" in reported
     quarantined = rows(home, "select item_ref, field, reason from raw.quarantine order by 1")
     assert quarantined[0][0] == "<document>" and "truncated" in quarantined[0][2]
     assert quarantined[1][0] == "line 2"

@@ -334,6 +334,13 @@ def test_gpuledger_csv_for_in_house_runs():
     assert bad.row_ref == "line 5" and "gpu and gpu_count are required" in bad.reason
 
 
+def test_gpuledger_csv_with_a_misspelt_column_is_refused_by_name():
+    bad = GPULEDGER_CSV.replace("ttft_p95_ms", "ttft_p95")
+    with pytest.raises(ParseError) as err:
+        benchmark_files.parse(bad.encode(), "file:inhouse/runs.csv", T)
+    assert (err.value.where, err.value.field) == ("inhouse/runs.csv", "ttft_p95")
+
+
 def test_format_comes_from_the_content_not_the_name():
     content = (
         DSTACK
