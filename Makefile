@@ -10,7 +10,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 export DAGSTER_DISABLE_TELEMETRY := 1
 export GX_ANALYTICS_ENABLED := False
 
-.PHONY: run test install manifest dev lint clean
+.PHONY: run test install manifest browser docs dev lint clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "gpuledger needs Python 3.11+ (set PYTHON=...)")'
@@ -30,8 +30,20 @@ manifest: $(MANIFEST)
 run: $(MANIFEST)
 	$(BIN)/gpuledger refresh
 
-test: $(MANIFEST)
+test: $(MANIFEST) browser
 	$(BIN)/pytest
+
+# Debian's headless Chromium, which the report test draws the page in; installed when missing.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's chromium for the report test"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "no chromium and no root: the report-rendering test will be skipped"; fi; }
+
+# dbt docs as one static page, offline: $${GPULEDGER_HOME:-warehouse}/site/docs/index.html
+docs: $(MANIFEST)
+	$(BIN)/gpuledger docs
 
 # Dagster UI on 127.0.0.1:3000 with the project's own DAGSTER_HOME.
 dev: $(MANIFEST)

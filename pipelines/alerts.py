@@ -292,6 +292,9 @@ def run_alerts(
 
 
 def list_alerts(db_path: Path, since: date | None = None) -> list[dict]:
+    """Alerts with their delivery state, read-only (the CLI passes the published copy)."""
+    if not db_path.exists():
+        return []
     con = duckdb.connect(str(db_path), read_only=True)
     try:
         tables = {

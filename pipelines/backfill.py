@@ -43,6 +43,11 @@ def backfill(start: date, end: date, paths: Paths | None = None, out=sys.stdout,
         counts = alerts.deliver(con, sinks)
     finally:
         con.close()
+    # the job published before the range's alerts were recorded: publish them too
+    from warehouse import publish, report
+
+    publish.publish(paths, end, result.run_id)
+    report.build(paths)
     new = _alert_count(paths) - before
     print(
         f"backfill {start} .. {end}: rankings rebuilt in one pass, {new} new alerts, "
@@ -99,7 +104,7 @@ def demo(home: Path | None = None, out=sys.stdout) -> int:
 
     os.environ["GPULEDGER_HOME"] = str(home)
     print(render_leaders(leaders(DEMO_END)), file=out)
-    rows = list_alerts(paths.db_path)
+    rows = list_alerts(paths.published_db_path)
     print(
         f"\nAlerts over {DEMO_START} .. {DEMO_END} ({len(rows)}; not delivered anywhere):", file=out
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -274,7 +275,7 @@ def cmd_alerts(args: argparse.Namespace) -> int:
     from warehouse.paths import current
 
     since = date.fromisoformat(args.since) if args.since else None
-    rows = list_alerts(current().db_path, since)
+    rows = list_alerts(current().published_db_path, since)
     if args.format == "json":
         print(json.dumps(rows, default=str, indent=2))
         return 0
@@ -302,6 +303,90 @@ def cmd_sources(args: argparse.Namespace) -> int:
         print(json.dumps(rows, default=str, indent=2))
     else:
         print(render_source_health(rows))
+    return 0
+
+
+def _published():
+    from warehouse import publish
+    from warehouse.paths import current
+
+    paths = current()
+    try:
+        return paths, publish.connect(paths)
+    except publish.NotPublished as exc:
+        print(f"gpuledger: {exc}", file=sys.stderr)
+        return paths, None
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    from warehouse.analyst import QueryError, run_sql
+
+    _, con = _published()
+    if con is None:
+        return 2
+    try:
+        run_sql(con, args.query, sys.stdout, args.format, args.max_rows)
+    except QueryError as exc:
+        print(f"gpuledger sql: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        con.close()
+    return 0
+
+
+def cmd_shell(args: argparse.Namespace) -> int:
+    from warehouse import publish
+    from warehouse.analyst import shell
+    from warehouse.paths import current
+
+    try:
+        failures = shell(current())
+    except publish.NotPublished as exc:
+        print(f"gpuledger shell: {exc}", file=sys.stderr)
+        return 2
+    return 1 if failures else 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from warehouse.analyst import export
+
+    _, con = _published()
+    if con is None:
+        return 2
+    try:
+        written = export(con, args.format, Path(args.out), args.view or ())
+    except ValueError as exc:
+        print(f"gpuledger export: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        con.close()
+    for view, (path, rows) in written.items():
+        print(f"{view}: {rows} rows -> {path}")
+    return 0
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    from pipelines.docs import DocsError, build_docs
+
+    try:
+        page = build_docs(out_dir=Path(args.out) if args.out else None)
+    except DocsError as exc:
+        print(f"gpuledger docs: {exc}", file=sys.stderr)
+        return 1
+    print(f"dbt docs site (one static page, works offline): {page}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from warehouse import publish, report
+    from warehouse.paths import current
+
+    try:
+        done = report.build(current(), Path(args.out) if args.out else None)
+    except publish.NotPublished as exc:
+        print(f"gpuledger report: {exc}", file=sys.stderr)
+        return 2
+    print(f"report for {done.day}: {done.path} ({done.size_bytes:,} bytes, {done.seconds} s)")
     return 0
 
 
@@ -394,12 +479,40 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sources", help="health of every source: last success, failure, staleness")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=cmd_sources)
+
+    p = sub.add_parser("sql", help="run one SQL query on the published warehouse (read-only)")
+    p.add_argument("query", help='e.g. "select * from analytics.cheapest_gpu_daily limit 5"')
+    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.add_argument("--max-rows", type=int, default=1000, help="rows shown in table format")
+    p.set_defaults(func=cmd_sql)
+
+    p = sub.add_parser("shell", help="interactive SQL on the published warehouse (read-only)")
+    p.set_defaults(func=cmd_shell)
+
+    p = sub.add_parser("export", help="write the analytics views to Parquet or CSV files")
+    p.add_argument("--format", choices=["parquet", "csv"], default="parquet")
+    p.add_argument("--out", required=True, help="folder to write <view>.<format> into")
+    p.add_argument("--view", action="append", help="only this view (repeatable)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("docs", help="generate the dbt docs site as one static page (offline)")
+    p.add_argument("--out", help="folder (default $GPULEDGER_HOME/site/docs)")
+    p.set_defaults(func=cmd_docs)
+
+    p = sub.add_parser("report", help="rebuild the static HTML report from the published warehouse")
+    p.add_argument("--out", help="file (default $GPULEDGER_HOME/site/report.html)")
+    p.set_defaults(func=cmd_report)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        # the reader of our output went away (e.g. `| head`): not an error of gpuledger's
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import dagster as dg
 from pipelines.defs.alerts import alerts, run_failure_alert
 from pipelines.defs.dbt import gpuledger_dbt_models
 from pipelines.defs.ingest import INGEST_ASSETS, raw_tables
+from pipelines.defs.publish import daily_report, published_warehouse
 from pipelines.defs.resources import GpuledgerResource, dbt_resource
 from pipelines.defs.schedules import daily_refresh, daily_refresh_schedule
 from warehouse.paths import prepare_environment
@@ -14,7 +15,14 @@ from warehouse.paths import prepare_environment
 prepare_environment()
 
 defs = dg.Definitions(
-    assets=[*INGEST_ASSETS, raw_tables, gpuledger_dbt_models, alerts],
+    assets=[
+        *INGEST_ASSETS,
+        raw_tables,
+        gpuledger_dbt_models,
+        alerts,
+        published_warehouse,
+        daily_report,
+    ],
     jobs=[daily_refresh],
     schedules=[daily_refresh_schedule],
     sensors=[run_failure_alert],

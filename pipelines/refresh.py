@@ -6,7 +6,7 @@ import sys
 from datetime import date
 from typing import Any
 
-from warehouse import db
+from warehouse import db, publish
 from warehouse.paths import Paths, prepare_environment
 
 
@@ -36,6 +36,11 @@ def run_refresh(
             raise_on_error=False,
         )
     _print_summary(paths, result.run_id, out)
+    pub = publish.publication(paths)
+    if pub and pub["run_id"] == result.run_id:
+        print(f"published for readers: {pub['path']}; report: {paths.report_path}", file=out)
+    else:
+        print("nothing published: readers keep the previous copy", file=out)
     if not result.success:
         failed = [e.step_key for e in result.all_events if e.is_step_failure]
         print(f"refresh {result.run_id} FAILED in step(s): {', '.join(failed)}", file=out)

@@ -2,7 +2,11 @@
 
 Everything lives under GPULEDGER_HOME (default: the repository's `warehouse/` folder):
 
-    gpuledger.duckdb   the warehouse (raw schema written by Python, the rest built by dbt)
+    gpuledger.duckdb   the working warehouse: only the refresh opens it (raw schema written by
+                       Python, the rest built by dbt)
+    published/         gpuledger.duckdb, the read-only copy analysts connect to, replaced
+                       atomically after each successful run, and PUBLISHED.json describing it
+    site/              report.html (the day's charts) and docs/index.html (dbt docs), static
     archive/           content-addressed snapshot archive, the source of truth
     dagster_home/      Dagster instance (run history, schedules); telemetry off
 """
@@ -25,6 +29,23 @@ class Paths:
     @property
     def db_path(self) -> Path:
         return self.home / "gpuledger.duckdb"
+
+    @property
+    def published_dir(self) -> Path:
+        return self.home / "published"
+
+    @property
+    def published_db_path(self) -> Path:
+        # Same file name as the working copy: DuckDB names the catalog after the file's stem.
+        return self.published_dir / "gpuledger.duckdb"
+
+    @property
+    def site_dir(self) -> Path:
+        return self.home / "site"
+
+    @property
+    def report_path(self) -> Path:
+        return self.site_dir / "report.html"
 
     @property
     def archive_dir(self) -> Path:

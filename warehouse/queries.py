@@ -1,4 +1,4 @@
-"""Read-only queries behind the CLI. Never imports Dagster; opens the warehouse read-only."""
+"""Read-only queries behind the CLI. Never imports Dagster; reads the published copy only."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 
 from warehouse import paths as wpaths
+from warehouse import publish
 
 
 class WarehouseMissing(Exception):
@@ -15,10 +16,10 @@ class WarehouseMissing(Exception):
 
 
 def _connect() -> duckdb.DuckDBPyConnection:
-    path = wpaths.current().db_path
-    if not path.exists():
-        raise WarehouseMissing(f"no warehouse at {path}; run `gpuledger refresh` first")
-    return duckdb.connect(str(path), read_only=True)
+    try:
+        return publish.connect(wpaths.current())
+    except publish.NotPublished as exc:
+        raise WarehouseMissing(str(exc)) from exc
 
 
 def ranking(

@@ -1,0 +1,54 @@
+"""After a successful build: publish the read-only copy for readers, then the day's report."""
+
+import dagster as dg
+
+from pipelines.defs.alerts import ALERTS_KEY
+from pipelines.defs.dbt import gpuledger_dbt_models
+from pipelines.defs.resources import GpuledgerResource
+from warehouse import publish, report
+
+PUBLISHED_KEY = dg.AssetKey(["ops", "published_warehouse"])
+REPORT_KEY = dg.AssetKey(["ops", "report"])
+ANALYTICS_KEYS = [k for k in gpuledger_dbt_models.keys if k.path[0] == "analytics"]
+
+
+@dg.asset(
+    key=PUBLISHED_KEY,
+    deps=[ALERTS_KEY, *ANALYTICS_KEYS],
+    group_name="publish",
+    kinds={"duckdb"},
+    description="The read-only copy of the warehouse analysts connect to "
+    "($GPULEDGER_HOME/published/gpuledger.duckdb), replaced atomically once every model built",
+)
+def published_warehouse(context: dg.AssetExecutionContext, gpuledger: GpuledgerResource):
+    done = publish.publish(gpuledger.paths, gpuledger.as_of_date(), context.run_id)
+    context.log.info(f"published {done.path} ({done.size_bytes:,} bytes) in {done.seconds} s")
+    return dg.MaterializeResult(
+        metadata={
+            "path": dg.MetadataValue.path(done.path),
+            "size_bytes": done.size_bytes,
+            "seconds": done.seconds,
+            "view_rows": dg.MetadataValue.json(done.views),
+        }
+    )
+
+
+@dg.asset(
+    key=REPORT_KEY,
+    deps=[PUBLISHED_KEY],
+    group_name="publish",
+    kinds={"html"},
+    description="The day's static HTML report ($GPULEDGER_HOME/site/report.html): leaders over "
+    "time, cost per accepted output per GPU, price history, provider spread, alerts, source health",
+)
+def daily_report(context: dg.AssetExecutionContext, gpuledger: GpuledgerResource):
+    done = report.build(gpuledger.paths)
+    context.log.info(f"report {done.path} ({done.size_bytes:,} bytes) in {done.seconds} s")
+    return dg.MaterializeResult(
+        metadata={
+            "path": dg.MetadataValue.path(str(done.path)),
+            "size_bytes": done.size_bytes,
+            "seconds": done.seconds,
+            "day": str(done.day),
+        }
+    )

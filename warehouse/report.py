@@ -1,0 +1,330 @@
+"""The daily report: one static HTML page, readable offline, built from the published warehouse.
+
+Charts are Vega-Lite specs made with Altair and drawn in the browser by the Vega bundle that
+vl-convert ships, inlined in the page: no server, no CDN. The page marks each chart
+`data-drawn="yes"` once Vega has drawn it and the body `data-charts-drawn="N"` when all have, so a
+headless browser can tell a page whose charts drew from one that only loaded.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import time
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+import altair as alt
+import duckdb
+import pandas as pd
+
+from warehouse import publish
+from warehouse.paths import Paths
+
+HISTORY_DAYS = 365
+TOP_GPUS = 8
+DEFAULT_CLASS = "chat-70b"
+
+
+@dataclass(frozen=True)
+class Report:
+    path: Path
+    size_bytes: int
+    seconds: float
+    charts: tuple[str, ...]
+    day: date | None
+
+
+def build(paths: Paths, out: Path | None = None) -> Report:
+    """Write the report for the newest ranked day of the published copy to `out`."""
+    began = time.perf_counter()
+    out = out or paths.report_path
+    con = publish.connect(paths)
+    try:
+        data = _load(con)
+    finally:
+        con.close()
+    charts = {
+        "leaders-over-time": _leaders_chart(data["leaders"]),
+        "cost-per-output": _cost_chart(data["costs"]),
+        "price-history": _price_chart(data["prices"]),
+        "provider-spread": _spread_chart(data["spread"]),
+    }
+    page = _page(data, charts, publish.publication(paths) or {})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(page, encoding="utf-8")
+    tmp.replace(out)
+    return Report(
+        path=out,
+        size_bytes=out.stat().st_size,
+        seconds=round(time.perf_counter() - began, 3),
+        charts=tuple(charts),
+        day=data["day"],
+    )
+
+
+def _df(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pd.DataFrame:
+    return con.execute(sql, params or []).df()
+
+
+def _load(con: duckdb.DuckDBPyConnection) -> dict:
+    day = con.execute("select max(day) from analytics.cheapest_gpu_daily").fetchone()[0]
+    since = (day or date.today()) - timedelta(days=HISTORY_DAYS)
+    leaders = _df(
+        con,
+        """select day, workload_class, gpu_id, gpu_name, provider, cost_per_accepted_output,
+                  output_unit, evidence
+           from analytics.cheapest_gpu_daily where day >= ? order by day, workload_class""",
+        [since],
+    )
+    today = _df(
+        con,
+        """select workload_class, gpu_name, provider, offer_id, pricing_model,
+                  gpus_needed, cost_per_accepted_output, output_unit, evidence, slo_status,
+                  lead_pct, best_api, best_api_cost_per_accepted_output, is_stale, day
+           from analytics.cheapest_gpu_daily where is_latest_day order by workload_class""",
+    )
+    costs = _df(
+        con,
+        """select c.workload_class, c.gpu_id, g.gpu_name, c.provider, c.offer_id,
+                  c.cost_per_accepted_output, c.output_unit, c.evidence, c.gpu_rank
+           from analytics.workload_costs_daily as c
+           left join analytics.gpus as g using (gpu_id)
+           where c.gpu_rank is not null
+             and c.day = (select max(x.day) from analytics.cheapest_gpu_daily as x
+                          where x.workload_class = c.workload_class)
+           order by c.workload_class, c.gpu_rank""",
+    )
+    # The GPUs that led a class most often in the window, and their cheapest on-demand price.
+    prices = _df(
+        con,
+        """with top as (
+               select gpu_id from analytics.cheapest_gpu_daily where day >= ?
+               group by gpu_id order by count(*) desc, gpu_id limit ?
+           )
+           select p.day, p.gpu_id, min(p.price_usd_per_gpu_hour) as usd_per_gpu_hour,
+                  arg_min(p.provider, p.price_usd_per_gpu_hour) as provider
+           from analytics.gpu_price_history as p
+           where p.day >= ? and p.pricing_model = 'on_demand' and p.gpu_id in (select * from top)
+           group by all order by p.day, p.gpu_id""",
+        [since, TOP_GPUS, since],
+    )
+    spread = _df(
+        con,
+        """with latest as (
+               select max(day) as day from analytics.provider_spread_daily
+               where pricing_model = 'on_demand' and n_providers >= 2
+           ),
+           several as (
+               select s.gpu_id from analytics.provider_spread_daily as s, latest
+               where s.day = latest.day and s.pricing_model = 'on_demand' and s.n_providers >= 2
+           )
+           select p.day, p.gpu_id, p.provider, min(p.price_usd_per_gpu_hour) as usd_per_gpu_hour
+           from analytics.gpu_price_history as p, latest
+           where p.day = latest.day and p.pricing_model = 'on_demand'
+             and p.gpu_id in (select gpu_id from several)
+           group by all order by p.gpu_id, usd_per_gpu_hour""",
+    )
+    alerts = _df(
+        con,
+        """select day, workload_class, alert_kind, cause, old_gpu_id, old_provider,
+                  new_gpu_id, new_provider, change_pct, failed_source
+           from analytics.rank_changes order by day desc, workload_class limit 15""",
+    )
+    health = _df(
+        con,
+        """select source, newest_accepted_at, days_since_newest, is_stale, is_down,
+                  n_fetch_failures, last_failure_reason
+           from analytics.source_health order by is_down desc, is_stale desc, source""",
+    )
+    return {
+        "day": day,
+        "leaders": leaders,
+        "today": today,
+        "costs": costs,
+        "prices": prices,
+        "spread": spread,
+        "alerts": alerts,
+        "health": health,
+    }
+
+
+def _leaders_chart(df: pd.DataFrame) -> alt.Chart:
+    return (
+        alt.Chart(df, title="Cheapest GPU per workload class, day by day")
+        .mark_square(size=90)
+        .encode(
+            x=alt.X("day:T", title=None),
+            y=alt.Y("workload_class:N", title=None),
+            color=alt.Color("gpu_name:N", title="leader", legend=alt.Legend(columns=1)),
+            tooltip=[
+                "day:T",
+                "workload_class:N",
+                "gpu_name:N",
+                "provider:N",
+                alt.Tooltip("cost_per_accepted_output:Q", format=".5f"),
+                "output_unit:N",
+                "evidence:N",
+            ],
+        )
+        .properties(width=760, height=260)
+    )
+
+
+def _cost_chart(df: pd.DataFrame) -> alt.Chart:
+    classes = sorted(df["workload_class"].unique().tolist()) or [DEFAULT_CLASS]
+    chosen = alt.param(
+        name="workload",
+        value=DEFAULT_CLASS if DEFAULT_CLASS in classes else classes[0],
+        bind=alt.binding_select(options=classes, name="Workload class "),
+    )
+    return (
+        alt.Chart(df, title="Cost per accepted output by GPU (best offer, newest day)")
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "cost_per_accepted_output:Q", title="USD per accepted output (unit in the tooltip)"
+            ),
+            y=alt.Y("gpu_name:N", sort="x", title=None),
+            color=alt.Color("evidence:N", title="evidence"),
+            tooltip=[
+                "gpu_name:N",
+                "provider:N",
+                "offer_id:N",
+                alt.Tooltip("cost_per_accepted_output:Q", format=".6f"),
+                "output_unit:N",
+                "evidence:N",
+                "gpu_rank:Q",
+            ],
+        )
+        .add_params(chosen)
+        .transform_filter(alt.datum.workload_class == chosen)
+        .properties(width=640)
+    )
+
+
+def _price_chart(df: pd.DataFrame) -> alt.Chart:
+    return (
+        alt.Chart(
+            df, title=f"On-demand price of the {TOP_GPUS} most frequent leaders (cheapest offer)"
+        )
+        .mark_line(point=True, interpolate="step-after")
+        .encode(
+            x=alt.X("day:T", title=None),
+            y=alt.Y("usd_per_gpu_hour:Q", title="USD per GPU-hour"),
+            color=alt.Color("gpu_id:N", title="GPU"),
+            tooltip=[
+                "day:T",
+                "gpu_id:N",
+                "provider:N",
+                alt.Tooltip("usd_per_gpu_hour:Q", format=".3f"),
+            ],
+        )
+        .properties(width=760, height=300)
+    )
+
+
+def _spread_chart(df: pd.DataFrame) -> alt.LayerChart:
+    base = alt.Chart(df, title="Provider spread per GPU (on demand, newest day with 2+ providers)")
+    rule = base.mark_rule(color="#999").encode(
+        x=alt.X("min(usd_per_gpu_hour):Q", title="USD per GPU-hour"),
+        x2="max(usd_per_gpu_hour):Q",
+        y=alt.Y("gpu_id:N", title=None),
+    )
+    points = base.mark_circle(size=80).encode(
+        x="usd_per_gpu_hour:Q",
+        y="gpu_id:N",
+        color=alt.Color("provider:N", title="provider"),
+        tooltip=["gpu_id:N", "provider:N", alt.Tooltip("usd_per_gpu_hour:Q", format=".3f")],
+    )
+    return (rule + points).properties(width=640)
+
+
+def _table(df: pd.DataFrame, empty: str, css_class: str = "") -> str:
+    if df.empty:
+        return f"<p class='empty'>{html.escape(empty)}</p>"
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>"
+        for row in df.itertuples(index=False)
+    )
+    return f"<table class='{css_class}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _cell(value) -> str:
+    if value is None or value is pd.NaT or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    if isinstance(value, pd.Timestamp):
+        return value.strftime("%Y-%m-%d" if value == value.normalize() else "%Y-%m-%d %H:%M")
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _json_for_script(obj) -> str:
+    return json.dumps(obj, default=str).replace("</", "<\\/")
+
+
+def _vega_bundle() -> str:
+    import vl_convert
+    from altair.utils._importers import vl_version_for_vl_convert
+
+    return vl_convert.javascript_bundle(vl_version=vl_version_for_vl_convert())
+
+
+def _page(data: dict, charts: dict[str, alt.TopLevelMixin], pub: dict) -> str:
+    specs = {name: chart.to_dict() for name, chart in charts.items()}
+    day = data["day"]
+    today_alerts = data["alerts"][data["alerts"]["day"] == day] if day else data["alerts"][:0]
+    blocks = "".join(f"<section><div class='chart' id='{name}'></div></section>" for name in specs)
+    stale = int(data["health"]["is_stale"].sum()) if not data["health"].empty else 0
+    down = int(data["health"]["is_down"].sum()) if not data["health"].empty else 0
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>gpuledger report {html.escape(str(day))}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1100px; }}
+h1 {{ margin-bottom: 0.2em; }} .meta {{ color: #666; margin-top: 0; }}
+table {{ border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }}
+th, td {{ border-bottom: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left; }}
+th {{ background: #f4f4f4; }} section {{ margin: 1.5em 0; }} .empty {{ color: #666; }}
+.chart {{ min-height: 120px; }}
+</style>
+<script>{_vega_bundle()}</script>
+</head>
+<body>
+<h1>gpuledger: cheapest GPU per accepted output</h1>
+<p class="meta">Newest ranked day {html.escape(str(day))} &middot; published
+{html.escape(str(pub.get("published_at", "?")))} (run {html.escape(str(pub.get("run_id", "?")))})
+&middot; sources stale: {stale}, down: {down}</p>
+<h2>Leaders today</h2>
+{_table(data["today"], "No class is ranked yet.")}
+<h2>Alerts on {html.escape(str(day))}</h2>
+{_table(today_alerts, f"No alerts on {day}.")}
+{blocks}
+<h2>Recent alerts</h2>
+{_table(data["alerts"], "No alerts yet.")}
+<h2>Source health</h2>
+{_table(data["health"], "No sources.")}
+<p class="meta">Evidence: measured = matching benchmark runs; estimated = roofline from GPU specs,
+calibrated by measured runs where any exist. Stale prices are carried forward at most
+max_staleness_days and flagged. Numbers and their provenance: the analytics views of the published
+warehouse.</p>
+<script>
+const specs = {_json_for_script(specs)};
+const drawn = Object.entries(specs).map(([id, spec]) =>
+  vegaEmbed("#" + id, spec, {{renderer: "svg", actions: false}}).then((result) => {{
+    document.getElementById(id).dataset.drawn = "yes";
+    return result;
+  }}));
+Promise.all(drawn)
+  .then(() => {{ document.body.dataset.chartsDrawn = String(drawn.length); }})
+  .catch((err) => {{ document.body.dataset.chartError = String(err); }});
+</script>
+</body>
+</html>
+"""
