@@ -202,3 +202,18 @@ def _tables(con, out: TextIO) -> None:
            order by table_schema <> 'analytics', table_schema, table_name"""
     ).fetchall()
     out.write(render_table(["schema", "name", "type"], rows, max_rows=10_000) + "\n")
+
+
+ANALYST_README = Path(__file__).resolve().parent / "README.md"
+
+
+def documented_queries(readme: Path = ANALYST_README) -> list[tuple[str, str]]:
+    """The example queries of the analysts' README, as (view, sql): what tests and the benchmark
+    run, so the documentation cannot drift from what works."""
+    import re
+
+    found = []
+    for sql in re.findall(r"```sql\n(.*?)```", readme.read_text(encoding="utf-8"), re.S):
+        view = re.search(r"\banalytics\.(\w+)", sql)
+        found.append((view.group(1) if view else "", sql.strip()))
+    return found

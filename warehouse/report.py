@@ -32,7 +32,7 @@ class Report:
     path: Path
     size_bytes: int
     seconds: float
-    charts: tuple[str, ...]
+    chart_rows: dict[str, int]  # rows of data behind each chart
     day: date | None
 
 
@@ -60,7 +60,12 @@ def build(paths: Paths, out: Path | None = None) -> Report:
         path=out,
         size_bytes=out.stat().st_size,
         seconds=round(time.perf_counter() - began, 3),
-        charts=tuple(charts),
+        chart_rows={
+            "leaders-over-time": len(data["leaders"]),
+            "cost-per-output": len(data["costs"]),
+            "price-history": len(data["prices"]),
+            "provider-spread": len(data["spread"]),
+        },
         day=data["day"],
     )
 

@@ -50,5 +50,6 @@ def daily_report(context: dg.AssetExecutionContext, gpuledger: GpuledgerResource
             "size_bytes": done.size_bytes,
             "seconds": done.seconds,
             "day": str(done.day),
+            "chart_rows": dg.MetadataValue.json(done.chart_rows),
         }
     )

@@ -1,0 +1,403 @@
+"""The analysts' side on the demo archive: documented views, the published copy, the CLI, exports,
+dbt docs, the report drawn in headless Chromium, and readers that keep querying while refreshes run.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date, timedelta
+from pathlib import Path
+
+import duckdb
+import pytest
+from bs4 import BeautifulSoup
+
+from pipelines.refresh import run_refresh
+from tests.conftest import OUTPUT
+from warehouse import analyst, publish, report
+from warehouse.paths import REPO_ROOT, Paths
+
+pytestmark = pytest.mark.integration
+
+DAY = date(2026, 8, 22)
+VIEWS = {
+    "api_break_even_daily",
+    "cheapest_gpu_daily",
+    "gpu_price_history",
+    "gpus",
+    "provider_spread_daily",
+    "rank_changes",
+    "source_health",
+    "workload_costs_daily",
+}
+MANIFEST = REPO_ROOT / "dbt" / "target" / "manifest.json"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    paths = Paths(tmp_path_factory.mktemp("analytics"))
+    out = io.StringIO()
+    result = run_refresh(DAY, offline=True, paths=paths, out=out)
+    assert result.success, out.getvalue()
+    assert "published for readers" in out.getvalue()
+    return paths
+
+
+def published_rows(paths: Paths, sql: str, params=None):
+    con = publish.connect(paths)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def gpuledger(paths: Paths, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "GPULEDGER_HOME": str(paths.home)}
+    return subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", *args],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_every_analytics_column_is_documented_with_its_type(home):
+    manifest = json.loads(MANIFEST.read_text())
+    models = {
+        n["alias"]: n
+        for n in manifest["nodes"].values()
+        if n["resource_type"] == "model" and n["schema"] == "analytics"
+    }
+    assert set(models) == VIEWS
+    for name, node in models.items():
+        assert node["description"].strip(), name
+        assert node["config"]["contract"]["enforced"], name
+        documented = {c: (v["description"], v["data_type"]) for c, v in node["columns"].items()}
+        built = published_rows(
+            home,
+            """select column_name, lower(data_type) from information_schema.columns
+               where table_schema = 'analytics' and table_name = ? order by ordinal_position""",
+            [name],
+        )
+        # every column of the built view is described, with the type it really has
+        assert [c for c, _ in built] == list(documented), name
+        for column, data_type in built:
+            assert documented[column][0].strip(), f"{name}.{column} has no description"
+            assert documented[column][1] == data_type, f"{name}.{column}"
+
+
+def test_the_published_copy_says_what_it_holds(home):
+    pub = publish.publication(home)
+    assert pub["as_of"] == "2026-08-22"
+    assert set(pub["views"]) == VIEWS
+    for view, rows in pub["views"].items():
+        assert published_rows(home, f"select count(*) from analytics.{view}") == [(rows,)]
+    # the demo archive's figures
+    assert pub["views"]["cheapest_gpu_daily"] == 682
+    assert pub["views"]["rank_changes"] == 63
+    assert pub["views"]["gpus"] == 48
+
+
+def test_cheapest_gpu_today_matches_the_ranking(home):
+    leaders = dict(
+        published_rows(
+            home,
+            "select workload_class, gpu_id from analytics.cheapest_gpu_daily where is_latest_day",
+        )
+    )
+    ranked_first = dict(
+        published_rows(
+            home,
+            """select workload_class, gpu_id from marts.fct_gpu_rankings_daily
+               where gpu_rank = 1 and day = ?""",
+            [DAY],
+        )
+    )
+    assert leaders == ranked_first
+    assert leaders["chat-70b"] == "nvidia-b200-sxm-180gb"
+    assert leaders["batch-70b"] == "nvidia-h200-sxm-141gb"
+
+
+def test_break_even_is_rent_over_api_cost(home):
+    rows = published_rows(
+        home,
+        """select workload_class, daily_rent_usd, api_cost_per_accepted_output,
+                  gpu_cost_per_accepted_output, unit_capacity_outputs_per_day,
+                  break_even_outputs_per_day, verdict
+           from analytics.api_break_even_daily where day = ?""",
+        [DAY],
+    )
+    assert len(rows) == 8  # the two training/media classes have no model API
+    verdicts = {}
+    for cls, rent, api, gpu, capacity, break_even, verdict in rows:
+        verdicts[cls] = verdict
+        if verdict == "renting_wins_above_break_even":
+            assert break_even == pytest.approx(rent / api)
+            assert api > gpu and break_even <= capacity
+        else:
+            assert break_even is None and api <= gpu
+    assert verdicts["batch-70b"] == "renting_wins_above_break_even"
+    assert verdicts["chat-8b"] == "api_always_cheaper"
+
+
+def test_provider_spread_takes_each_providers_cheapest_offer(home):
+    row = published_rows(
+        home,
+        """select n_providers, cheapest_provider, cheapest_usd_per_gpu_hour, dearest_provider,
+                  dearest_usd_per_gpu_hour, spread_pct
+           from analytics.provider_spread_daily
+           where day = ? and gpu_id = 'nvidia-h100-sxm-80gb' and pricing_model = 'on_demand'""",
+        [DAY],
+    )
+    per_provider = published_rows(
+        home,
+        """select provider, min(price_usd_per_gpu_hour) from analytics.gpu_price_history
+           where day = ? and gpu_id = 'nvidia-h100-sxm-80gb' and pricing_model = 'on_demand'
+           group by 1 order by 2""",
+        [DAY],
+    )
+    n, cheap, cheap_usd, dear, dear_usd, pct = row[0]
+    assert n == len(per_provider) == 4
+    assert (cheap, cheap_usd) == per_provider[0] == ("nebius", 2.95)
+    assert (dear, dear_usd) == per_provider[-1]
+    assert pct == round(100 * (dear_usd / cheap_usd - 1), 2)
+
+
+def test_every_documented_example_query_returns_rows(home):
+    queries = analyst.documented_queries()
+    assert {view for view, _ in queries} == VIEWS  # one example (at least) per view
+    con = publish.connect(home)
+    try:
+        for view, sql in queries:
+            rows = con.execute(sql).fetchall()
+            assert rows, f"the README's example on {view} returns no rows"
+    finally:
+        con.close()
+
+
+def test_sql_command_answers_and_refuses_to_write(home):
+    done = gpuledger(
+        home,
+        "sql",
+        "select workload_class, gpu_id from analytics.cheapest_gpu_daily "
+        "where is_latest_day order by 1",
+        "--format",
+        "csv",
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "workload_class,gpu_id"
+    assert "chat-70b,nvidia-b200-sxm-180gb" in lines and len(lines) == 11
+
+    refused = gpuledger(home, "sql", "delete from marts.fct_gpu_rankings_daily")
+    assert refused.returncode == 1
+    assert "read-only" in refused.stderr
+    assert published_rows(home, "select count(*) from marts.fct_gpu_rankings_daily")[0][0] > 0
+
+    bad = gpuledger(home, "sql", "select no_such_column from analytics.gpus")
+    assert bad.returncode == 1 and "no_such_column" in bad.stderr
+
+
+def test_commands_explain_themselves_before_the_first_publication(tmp_path):
+    for args in (["sql", "select 1"], ["export", "--out", str(tmp_path / "x")], ["shell"]):
+        done = gpuledger(Paths(tmp_path), *args, stdin="")
+        assert done.returncode == 2, args
+        assert "no published warehouse" in done.stderr and "gpuledger refresh" in done.stderr
+
+
+def test_shell_reads_statements_and_dot_commands(home):
+    script = (
+        ".tables\n"
+        "select count(*) as n\n  from analytics.gpus;\n"
+        ".format csv\n"
+        "select gpu_id from analytics.gpus where gpu_id = 'amd-mi300x-192gb';\n"
+        "create table analytics.mine as select 1;\n"
+    )
+    done = gpuledger(home, "shell", stdin=script)
+    assert "analytics     workload_costs_daily" in done.stdout
+    assert "48" in done.stdout
+    assert "gpu_id\namd-mi300x-192gb\n" in done.stdout
+    assert "read-only" in done.stdout
+    assert done.returncode == 1  # one statement failed (the write)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_export_writes_every_view_with_all_rows(home, tmp_path, fmt):
+    done = gpuledger(home, "export", "--format", fmt, "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    counts = publish.publication(home)["views"]
+    reader = "read_parquet" if fmt == "parquet" else "read_csv_auto"
+    con = duckdb.connect()
+    for view in VIEWS:
+        file = tmp_path / f"{view}.{fmt}"
+        assert con.execute(f"select count(*) from {reader}('{file}')").fetchone()[0] == counts[view]
+    assert (
+        con.execute(
+            f"select workload_class from {reader}('{tmp_path}/cheapest_gpu_daily.{fmt}') "
+            "where is_latest_day and gpu_id = 'nvidia-h200-sxm-141gb'"
+        ).fetchall()
+        == [("batch-70b",)]
+    )
+    unknown = gpuledger(home, "export", "--out", str(tmp_path), "--view", "nope")
+    assert unknown.returncode == 2 and "no such analytics view: nope" in unknown.stderr
+
+
+def test_docs_site_is_one_offline_page_describing_the_views(home, tmp_path):
+    done = gpuledger(home, "docs", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "index.html").read_text()
+    soup = BeautifulSoup(page, "html.parser")
+    assert not [s["src"] for s in soup.find_all("script", src=True)]
+    assert not [x["href"] for x in soup.find_all("link", href=True) if "//" in x["href"]]
+    catalog = json.loads((tmp_path / "catalog.json").read_text())
+    assert "model.gpuledger.cheapest_gpu_daily" in catalog["nodes"]
+    assert "break_even_outputs_per_day" in page
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if found := shutil.which(name):
+            return found
+    if os.environ.get("CI"):
+        pytest.fail("no Chromium: `make test` installs Debian's chromium package")
+    pytest.skip("no Chromium on this machine (make test installs it as root)")
+
+
+def headless(*args: str) -> subprocess.CompletedProcess:
+    profile = tempfile.mkdtemp(prefix="gpuledger-chromium-")
+    try:
+        return subprocess.run(
+            [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={profile}", "--virtual-time-budget=20000",
+             *args],
+            capture_output=True, text=True, timeout=180,
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_report_draws_its_charts_in_headless_chromium(home):
+    built = report.build(home)
+    assert built.day == DAY and built.path == home.report_path
+    url = built.path.as_uri()
+    dom = headless("--dump-dom", url)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    soup = BeautifulSoup(dom.stdout, "html.parser")
+    assert soup.body.get("data-chart-error") is None
+    assert soup.body.get("data-charts-drawn") == "4"
+    # no external resources: the page works offline
+    assert not [s["src"] for s in soup.find_all("script", src=True)]
+
+    def marks(chart: str, kind: str) -> int:
+        div = soup.find(id=chart)
+        assert div.get("data-drawn") == "yes", chart
+        return sum(len(g.find_all("path")) for g in div.select(f"svg g.mark-{kind}.role-mark"))
+
+    since = DAY - timedelta(days=report.HISTORY_DAYS)
+    leaders = published_rows(
+        home, "select count(*) from analytics.cheapest_gpu_daily where day >= ?", [since]
+    )[0][0]
+    chat70b = published_rows(
+        home,
+        """select count(*) from analytics.workload_costs_daily
+           where workload_class = 'chat-70b' and day = ? and gpu_rank is not null""",
+        [DAY],
+    )[0][0]
+    assert built.chart_rows["leaders-over-time"] == leaders > 0
+    assert marks("leaders-over-time", "symbol") == leaders  # one square per (day, class)
+    assert marks("cost-per-output", "rect") == chat70b > 5  # one bar per GPU of the chosen class
+    assert marks("price-history", "line") == report.TOP_GPUS  # one line per top GPU
+    assert marks("provider-spread", "symbol") == built.chart_rows["provider-spread"] > 0
+    assert "No alerts on 2026-08-22." in soup.get_text()
+    assert "chat-70b" in soup.find("table").get_text()
+
+    OUTPUT.mkdir(exist_ok=True)
+    shot = OUTPUT / "report.png"
+    shot.unlink(missing_ok=True)
+    done = headless("--window-size=1280,3200", f"--screenshot={shot}", url)
+    assert done.returncode == 0 and shot.stat().st_size > 50_000
+
+
+READER = r"""
+import json, os, sys, time
+import duckdb
+
+path, stop, ready, out, mode = sys.argv[1:6]
+queries = json.loads(sys.argv[6])
+state_sql = "select count(*), max(started_at)::varchar from raw.source_runs"
+iterations, errors, states = 0, [], []
+held = duckdb.connect(path, read_only=True) if mode == "hold" else None
+open(ready, "w").close()
+while not os.path.exists(stop) or iterations == 0:
+    try:
+        con = held or duckdb.connect(path, read_only=True)
+        for sql in queries:
+            if not con.execute(sql).fetchall():
+                errors.append("no rows: " + sql[:60])
+        state = con.execute(state_sql).fetchone()
+        if state not in states:
+            states.append(state)
+        if held is None:
+            con.close()
+    except Exception as exc:
+        errors.append(repr(exc))
+    iterations += 1
+json.dump({"iterations": iterations, "errors": errors, "states": states}, open(out, "w"))
+"""
+
+
+def test_readers_query_the_published_copy_while_two_refreshes_run(home, tmp_path):
+    """One reader holds the published file open, another reconnects every loop; both query all
+    the documented views while two refreshes replace the copy. Neither side errors; the holder
+    sees one consistent snapshot throughout, the other sees the new runs arrive."""
+    queries = json.dumps([sql for _, sql in analyst.documented_queries()])
+    stop = tmp_path / "stop"
+    readers = {}
+    for mode in ("hold", "reconnect"):
+        ready, out = tmp_path / f"{mode}.ready", tmp_path / f"{mode}.json"
+        proc = subprocess.Popen(
+            [sys.executable, "-c", READER, str(home.published_db_path), str(stop), str(ready),
+             str(out), mode, queries],
+            stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        readers[mode] = (proc, ready, out)
+    deadline = time.monotonic() + 60
+    while not all(r[1].exists() for r in readers.values()):
+        assert time.monotonic() < deadline, "readers did not start"
+        assert all(r[0].poll() is None for r in readers.values()), "a reader died"
+        time.sleep(0.1)
+    before = publish.publication(home)["run_id"]
+    runs = []
+    for _ in range(2):
+        log = io.StringIO()
+        result = run_refresh(DAY, offline=True, paths=home, out=log)
+        assert result.success, log.getvalue()
+        assert publish.publication(home)["run_id"] == result.run_id
+        runs.append(result.run_id)
+    time.sleep(1.0)  # let the reconnecting reader open the newest copy
+    stop.touch()
+    found = {}
+    for mode, (proc, _, out) in readers.items():
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        found[mode] = json.loads(out.read_text())
+    assert before not in runs
+    for mode in ("hold", "reconnect"):
+        assert found[mode]["errors"] == [], mode
+        assert found[mode]["iterations"] >= 3, mode
+    # the holder's snapshot never changed under it; the reconnecting reader saw both refreshes
+    assert len(found["hold"]["states"]) == 1
+    final = published_rows(home, "select count(*), max(started_at)::varchar from raw.source_runs")
+    assert found["reconnect"]["states"][-1] == list(final[0])
+    assert len(found["reconnect"]["states"]) >= 2
+    assert found["reconnect"]["states"][0] == found["hold"]["states"][0]
