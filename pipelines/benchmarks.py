@@ -50,14 +50,15 @@ def collect(paths: list[Path]) -> tuple[list[tuple[Path, str]], list[FileOutcome
     skipped: list[FileOutcome] = []
     for root in paths:
         base = root.parent
-        if root.is_symlink():
-            skipped.append(FileOutcome(str(root), "rejected", "symlink: not followed"))
+        display = root.name if base == Path(".") else f"{base.name}/{root.name}"
+        if root.is_symlink():  # named as the inbox names it, so its reason file lands beside it
+            skipped.append(FileOutcome(display, "rejected", "symlink: not followed"))
             continue
         if root.is_file():
-            files.append((root, root.name if base == Path(".") else f"{base.name}/{root.name}"))
+            files.append((root, display))
             continue
         if not root.is_dir():
-            skipped.append(FileOutcome(str(root), "rejected", "no such file or folder"))
+            skipped.append(FileOutcome(display, "rejected", "no such file or folder"))
             continue
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))

@@ -15,12 +15,15 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -153,10 +156,10 @@ class Archive:
                 try:
                     snap = Snapshot(**json.loads(line))
                 except (json.JSONDecodeError, TypeError) as exc:
-                    # A torn last line (crash while appending) must not hide the rest of the index.
-                    raise ValueError(
-                        f"{self.index_path}:{lineno}: unreadable index line: {exc}"
-                    ) from exc
+                    # A line torn by a crash or a full disk while appending: its write was never
+                    # acknowledged, so it is skipped (with a warning), and must not hide the rest.
+                    _log.warning(f"{self.index_path}:{lineno}: torn index line skipped: {exc}")
+                    continue
                 if source is None or snap.source == source:
                     yield snap
 
@@ -201,7 +204,11 @@ class Archive:
     def _append_index(self, snap: Snapshot) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         line = json.dumps(asdict(snap), sort_keys=True) + "\n"
-        with self.index_path.open("a", encoding="utf-8") as fh:
-            fh.write(line)
+        with self.index_path.open("a+b") as fh:
+            if fh.tell() > 0:
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":  # end a torn line first, so this one stays whole
+                    line = "\n" + line
+            fh.write(line.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())

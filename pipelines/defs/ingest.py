@@ -108,29 +108,15 @@ def _fetch_into_archive(
             summary.used_archive = True
             db.record_source_run(con, run_id, module.NAME, url, "failed", str(exc), True)
             continue
-        if result.not_modified and previous is not None:
-            archive.record_event(
-                dataclasses.replace(
-                    previous,
-                    fetched_at=result.fetched_at.astimezone(UTC).isoformat(timespec="microseconds"),
-                    http_status=304,
-                    origin="live",
-                )
-            )
-            status = "not_modified"
-        else:
-            archive.put(
-                module.NAME,
-                url,
-                result.fetched_at,
-                result.content,
-                result.status,
-                result.content_type,
-                result.etag,
-                result.last_modified,
-                origin="live",
-            )
-            status = "fetched"
+        try:
+            status = _archive_result(module, archive, url, result, previous)
+        except OSError as exc:  # disk full, permissions: this page is lost, the archive is not
+            reason = f"{url}: fetched but could not be archived: {exc}"
+            log.error(f"[{module.NAME}] {reason}; using archived snapshots")
+            summary.fetch_failures.append(reason)
+            summary.used_archive = True
+            db.record_source_run(con, run_id, module.NAME, url, "failed", reason, True)
+            continue
         summary.fetched += 1
         db.record_source_run(con, run_id, module.NAME, url, status, None, False)
     # Package data (no URLs of its own) and sources that could not be fetched seed from their
@@ -138,6 +124,32 @@ def _fetch_into_archive(
     if summary.fetch_failures or not urls:
         _seed_if_empty(module, archive, log)
     return summary
+
+
+def _archive_result(module, archive: Archive, url: str, result, previous) -> str:
+    """Store a fetch in the archive (an object written atomically, then its index line)."""
+    if result.not_modified and previous is not None:
+        archive.record_event(
+            dataclasses.replace(
+                previous,
+                fetched_at=result.fetched_at.astimezone(UTC).isoformat(timespec="microseconds"),
+                http_status=304,
+                origin="live",
+            )
+        )
+        return "not_modified"
+    archive.put(
+        module.NAME,
+        url,
+        result.fetched_at,
+        result.content,
+        result.status,
+        result.content_type,
+        result.etag,
+        result.last_modified,
+        origin="live",
+    )
+    return "fetched"
 
 
 def _take_inbox(module, settings, archive, run_id, log, con, summary) -> None:

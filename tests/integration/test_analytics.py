@@ -13,7 +13,6 @@ import sys
 import tempfile
 import time
 from datetime import date, timedelta
-from pathlib import Path
 
 import duckdb
 import pytest
@@ -240,13 +239,10 @@ def test_export_writes_every_view_with_all_rows(home, tmp_path, fmt):
     for view in VIEWS:
         file = tmp_path / f"{view}.{fmt}"
         assert con.execute(f"select count(*) from {reader}('{file}')").fetchone()[0] == counts[view]
-    assert (
-        con.execute(
-            f"select workload_class from {reader}('{tmp_path}/cheapest_gpu_daily.{fmt}') "
-            "where is_latest_day and gpu_id = 'nvidia-h200-sxm-141gb'"
-        ).fetchall()
-        == [("batch-70b",)]
-    )
+    assert con.execute(
+        f"select workload_class from {reader}('{tmp_path}/cheapest_gpu_daily.{fmt}') "
+        "where is_latest_day and gpu_id = 'nvidia-h200-sxm-141gb'"
+    ).fetchall() == [("batch-70b",)]
     unknown = gpuledger(home, "export", "--out", str(tmp_path), "--view", "nope")
     assert unknown.returncode == 2 and "no such analytics view: nope" in unknown.stderr
 

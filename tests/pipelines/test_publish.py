@@ -25,7 +25,7 @@ def working_db(paths: Paths, price: float, with_views: bool = True) -> None:
     con = duckdb.connect(str(paths.db_path))
     try:
         con.execute("create schema if not exists marts")
-        con.execute("create or replace table marts.prices as select 'h100' as gpu, ? as usd", [price])
+        con.execute("create or replace table marts.prices as select 'h100' gpu, ? usd", [price])
         if with_views:
             con.execute("create schema if not exists analytics")
             con.execute("create or replace view analytics.prices as select * from marts.prices")
