@@ -352,6 +352,7 @@ json.dump({"iterations": iterations, "errors": errors, "states": states}, open(o
 """
 
 
+@pytest.mark.faults
 def test_readers_query_the_published_copy_while_two_refreshes_run(home, tmp_path):
     """One reader holds the published file open, another reconnects every loop; both query all
     the documented views while two refreshes replace the copy. Neither side errors; the holder

@@ -34,6 +34,15 @@ in_force as (
         partition by d.day, m.workload_class, m.source, m.provider, m.model_id
         order by m.valid_from desc nulls last, m.row_index
     ) = 1
+),
+
+-- The rate of each (day, currency) needed, looked up once: an ASOF join straight against the
+-- priced rows is planned poorly by DuckDB (seconds instead of milliseconds).
+fx_needed as (
+    select n.day, n.currency, fx.usd_per_unit, fx.rate_date
+    from (select distinct day, currency from in_force where currency <> 'USD') as n
+    asof left join {{ ref('int_fx_rates_usd') }} as fx
+        on fx.currency = n.currency and n.day >= fx.rate_date
 )
 
 select
@@ -57,5 +66,4 @@ select
     p.snapshot_fetched_at,
     p.snapshot_sha256
 from in_force as p
-asof left join {{ ref('int_fx_rates_usd') }} as fx
-    on fx.currency = p.currency and p.day >= fx.rate_date
+left join fx_needed as fx on fx.day = p.day and fx.currency = p.currency

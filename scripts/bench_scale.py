@@ -1,0 +1,644 @@
+"""Scale benchmark: how gpuledger's cost grows with providers, offers and days. `make bench`.
+
+    .venv/bin/python scripts/bench_scale.py [--providers 50] [--gpus 8] [--regions 3]
+        [--days 30,90,365,1095] [--runs 5000] [--out bench/scale.md]
+
+What it builds, per history length D (each in a fresh warehouse and its own process, so peak
+memory is per size):
+- the shipped demo archive (real pages, specs, rates, API prices, 221 real benchmark files), loaded
+  by a real offline refresh once and copied for each D;
+- K benchmark runs: the real runs, replicated with their throughputs jittered by up to 5 %;
+- N synthetic providers in SkyPilot's catalog format (the real columns, GpuInfo included), each
+  with M of 12 real GPU models at their real median price, R regions, on-demand and (for every
+  other provider) spot prices, prices moving by -10..+8 % on 3 % of days. D days of history are
+  written to the archive, parsed by the real parser, checked by the real Great Expectations suite
+  (in one pass over the whole history) and loaded into raw.* in bulk, as the daily runs would have
+  left them.
+
+Then it measures: `gpuledger backfill` over the D days (one dbt pass, alerts, publish, report);
+the daily refresh of day D+1 with the N providers fetched from a real HTTP server on 127.0.0.1
+(fetch, archive, GX per snapshot, load, dbt, alerts, publish, report); the p95 latency of every
+example query of the analysts' README on the published copy; archive and DuckDB sizes; peak
+memory (this process and its dbt child). The floor is a minimal Dagster job on the same machine:
+one asset validating one snapshot's rows with the same GX suite and one `dbt build` of a one-model
+project, run the same way (in-process). The table is printed and written to --out.
+"""
+
+import argparse
+import csv
+import io
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import UTC, date, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+END = date(2026, 8, 22)  # the demo archive's newest day: history ends here, day D+1 is the refresh
+# Real GPU models with their median on-demand USD per GPU-hour in the demo archive (2026-08-22)
+# and memory; the names are SkyPilot's AcceleratorName spellings.
+GPUS = (
+    ("H100", 3.19, 80, 8), ("A100-80GB", 2.29, 80, 8), ("H200", 3.79, 141, 8),
+    ("B200", 5.29, 180, 8), ("L40S", 2.27, 48, 1), ("L4", 0.44, 24, 1), ("A10", 0.75, 24, 1),
+    ("RTX4090", 0.74, 24, 1), ("A6000", 0.80, 48, 1), ("GH200", 1.49, 96, 1),
+    ("A40", 0.79, 48, 1), ("L40", 1.14, 48, 1),
+)  # fmt: skip
+CSV_HEADER = [
+    "InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "Price",
+    "Region", "GpuInfo", "SpotPrice",
+]  # fmt: skip
+
+
+# ------------------------------------------------------------------ synthetic providers
+
+
+class Market:
+    """N providers x M GPUs x R regions, with a price series per offer over the given days."""
+
+    def __init__(self, providers: int, gpus: int, regions: int, days: list[date], seed: int = 7):
+        self.days = days
+        self.offers = []  # (provider, gpu row, region, series of on-demand prices)
+        for p in range(providers):
+            rng = random.Random(seed * 1000 + p)
+            factor = rng.uniform(0.75, 1.45)
+            for i in range(gpus):
+                gpu = GPUS[(p + i) % len(GPUS)]
+                for r in range(regions):
+                    price = gpu[1] * factor * rng.uniform(0.97, 1.05)
+                    series = []
+                    for _ in days:
+                        if rng.random() < 0.03:
+                            price = max(0.05, price * rng.uniform(0.90, 1.08))
+                        series.append(round(price * gpu[3], 4))
+                    self.offers.append((f"bench-cloud-{p:02d}", gpu, f"region-{r + 1}", series))
+
+        self.by_provider: dict[str, list] = {}
+        for offer in self.offers:
+            self.by_provider.setdefault(offer[0], []).append(offer)
+
+    def providers(self) -> list[str]:
+        return sorted(self.by_provider)
+
+    def catalog(self, provider: str, day_index: int) -> bytes:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(CSV_HEADER)
+        spot = int(provider[-2:]) % 2 == 0
+        for _, gpu, region, series in self.by_provider[provider]:
+            model, _, memory, count = gpu
+            info = (
+                f"{{'Gpus': [{{'Name': '{model}', 'Manufacturer': 'NVIDIA', 'Count': {count}.0, "
+                f"'MemoryInfo': {{'SizeInMiB': {memory * 1024}}}}}], "
+                f"'TotalGpuMemoryInMiB': {memory * 1024 * count}}}"
+            )
+            price = series[day_index]
+            writer.writerow([
+                f"gpu_{count}x_{model.lower()}", model, f"{count}.0", 16 * count, 128 * count,
+                price, region, info, round(price * 0.55, 4) if spot else "",
+            ])  # fmt: skip
+        return out.getvalue().encode()
+
+
+def catalog_url(base: str, provider: str) -> str:
+    return f"{base}/catalogs/v7/{provider}/vms.csv"
+
+
+# ------------------------------------------------------------------ loading history in bulk
+
+
+def load_history(paths, market: Market, base_url: str) -> dict:
+    """Archive every provider-day catalog, parse it with the real parser, run the real GX price
+    suite once over all rows, and insert raw.page_snapshots / price_observations /
+    snapshot_validations in bulk. Returns counts and timings."""
+    import duckdb
+    import pandas as pd
+
+    from pipelines.defs.ingest import _frame, split_gpu_slices
+    from pipelines.defs.quality import validate_prices
+    from sources import skypilot
+    from sources.archive import Archive, Snapshot, sha256_hex, utc_iso
+    from warehouse import db
+
+    began = time.perf_counter()
+    archive = Archive(paths.archive_dir)
+    snapshots, frames, index_lines = [], [], []
+    for di, day in enumerate(market.days):
+        fetched_at = datetime(day.year, day.month, day.day, 6, 0, tzinfo=UTC)
+        for provider in market.providers():
+            url = catalog_url(base_url, provider)
+            content = market.catalog(provider, di)
+            digest = sha256_hex(content)
+            obj = paths.archive_dir / "objects" / digest[:2] / digest
+            if not obj.exists():
+                obj.parent.mkdir(parents=True, exist_ok=True)
+                obj.write_bytes(content)
+            snap = Snapshot(
+                source="skypilot", url=url, fetched_at=utc_iso(fetched_at), http_status=200,
+                content_type="text/csv", size_bytes=len(content), sha256=digest, etag=None,
+                last_modified=None, origin="live",
+            )  # fmt: skip
+            index_lines.append(json.dumps(snap.__dict__, sort_keys=True))
+            result = skypilot.parse(content, url, fetched_at)
+            whole, _ = split_gpu_slices(result.records)
+            frame = _frame(whole)
+            frame["source"], frame["snapshot_url"] = "skypilot", url
+            frame["snapshot_fetched_at"], frame["snapshot_sha256"] = fetched_at, digest
+            frame["row_index"] = range(len(frame))
+            frame["parser_version"] = skypilot.PARSER_VERSION
+            frames.append(frame)
+            snapshots.append((snap, fetched_at, len(frame)))
+    with archive.index_path.open("a", encoding="utf-8") as fh:
+        fh.write("\n".join(index_lines) + "\n")
+    parsed = time.perf_counter()
+    prices = pd.concat(frames, ignore_index=True)
+    for start in range(0, len(prices), 250_000):  # the real suite, over every generated row
+        chunk = prices.iloc[start : start + 250_000].drop(columns=["row_index"])
+        verdict = validate_prices(chunk, (1, 10**9))
+        if not verdict.success:
+            raise SystemExit(f"the generated history fails the price suite: {verdict}")
+    validated = time.perf_counter()
+    now = datetime.now(UTC)
+    pages = pd.DataFrame(
+        [
+            ("skypilot", s.url, at, 200, "text/csv", s.size_bytes, s.sha256, None, None,
+             s.archive_path, "live", skypilot.PARSER_VERSION, now)
+            for s, at, _ in snapshots
+        ],
+        columns=["source", "url", "fetched_at", "http_status", "content_type", "size_bytes",
+                 "sha256", "etag", "last_modified", "archive_path", "origin", "parser_version",
+                 "loaded_at"],
+    )  # fmt: skip
+    checks = pd.DataFrame(
+        [
+            ("skypilot", s.url, at, s.sha256, verdict.suite, True, n, "[]", "[]", now)
+            for s, at, n in snapshots
+        ],
+        columns=["source", "snapshot_url", "snapshot_fetched_at", "snapshot_sha256", "suite",
+                 "success", "row_count", "failed_expectations", "sample_rows", "validated_at"],
+    )  # fmt: skip
+    con = duckdb.connect(str(paths.db_path))
+    try:
+        db.ensure_raw_schema(con)
+        for table, frame in (
+            ("page_snapshots", pages), ("price_observations", prices),
+            ("snapshot_validations", checks),
+        ):  # fmt: skip
+            con.register("_bulk", frame)
+            con.execute(f"insert into raw.{table} by name select * from _bulk")
+            con.unregister("_bulk")
+    finally:
+        con.close()
+    return {
+        "snapshots": len(snapshots),
+        "price_rows": len(prices),
+        "parse_s": parsed - began,
+        "gx_s": validated - parsed,
+        "load_s": time.perf_counter() - validated,
+    }
+
+
+def add_benchmark_runs(paths, total: int) -> int:
+    """Replicate the real runs (throughputs jittered by up to 5 %) until there are `total`."""
+    import duckdb
+
+    con = duckdb.connect(str(paths.db_path))
+    try:
+        real = con.execute("select count(*) from raw.benchmark_runs").fetchone()[0]
+        copies = max(0, -(-total // real) - 1) if real else 0
+        throughput = [
+            r[0]
+            for r in con.execute(
+                "select column_name from information_schema.columns where table_schema = 'raw' "
+                "and table_name = 'benchmark_runs' and column_name like '%throughput%'"
+            ).fetchall()
+        ]
+        jitter = ", ".join(f"b.{c} * (0.95 + 0.1 * random()) as {c}" for c in throughput)
+        con.execute("select setseed(0.42)")
+        con.execute(
+            f"""insert into raw.benchmark_runs by name
+                select b.* replace (b.snapshot_url || '#copy' || t.i as snapshot_url, {jitter})
+                from raw.benchmark_runs as b, range(1, {copies + 1}) as t(i)
+                where b.snapshot_url not like '%#copy%'"""
+        )
+        return con.execute("select count(*) from raw.benchmark_runs").fetchone()[0]
+    finally:
+        con.close()
+
+
+# ------------------------------------------------------------------ serving day D+1
+
+
+class Catalogs(BaseHTTPRequestHandler):
+    pages: dict[str, bytes] = {}
+
+    def do_GET(self):  # noqa: N802
+        body = self.pages.get(self.path)
+        if self.path == "/robots.txt" or body is None:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/csv")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def serve() -> tuple[ThreadingHTTPServer, str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Catalogs)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+# ------------------------------------------------------------------ measuring
+
+
+class TreeMemory:
+    """Samples the resident memory of this process and all its descendants (dbt) every 0.1 s
+    from /proc; `peak_mb` is the largest sum seen. (ru_maxrss of the children would count the
+    parent's pages copied at fork.)"""
+
+    def __init__(self):
+        self.peak_kb = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _tree_kb(root: int) -> int:
+        parents, rss = {}, {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/status") as fh:
+                    fields = dict(line.split(":", 1) for line in fh if ":" in line)
+                parents[int(entry)] = int(fields["PPid"])
+                rss[int(entry)] = int(fields.get("VmRSS", "0 kB").split()[0])
+            except (OSError, KeyError, ValueError):
+                continue
+        tree, grown = {root}, True
+        while grown:
+            grown = False
+            for pid, ppid in parents.items():
+                if ppid in tree and pid not in tree:
+                    tree.add(pid)
+                    grown = True
+        return sum(rss.get(pid, 0) for pid in tree)
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.peak_kb = max(self.peak_kb, self._tree_kb(os.getpid()))
+            self._stop.wait(0.1)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return round(self.peak_kb / 1024)
+
+
+def du(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+
+
+def query_latency(paths, reps: int = 30) -> dict:
+    import duckdb
+
+    from warehouse.analyst import documented_queries
+
+    con = duckdb.connect(str(paths.published_db_path), read_only=True)
+    per_query, everything = {}, []
+    try:
+        for view, sql in documented_queries():
+            con.execute(sql).fetchall()  # warm
+            times = []
+            for _ in range(reps):
+                t = time.perf_counter()
+                con.execute(sql).fetchall()
+                times.append((time.perf_counter() - t) * 1000)
+            everything += times
+            per_query[view] = round(statistics.quantiles(times, n=20)[18], 1)
+    finally:
+        con.close()
+    return {
+        "p95_ms": round(statistics.quantiles(everything, n=20)[18], 1),
+        "worst_query_p95_ms": max(per_query.values()),
+        "per_query_p95_ms": per_query,
+    }
+
+
+def one_size(base_home: Path, work: Path, days: int, args) -> dict:
+    """Everything for one history length, in this process."""
+    from pipelines.backfill import backfill
+    from pipelines.refresh import run_refresh
+    from sources import REGISTRY
+    from warehouse.paths import Paths
+
+    paths = Paths(work / f"d{days}")
+    shutil.copytree(base_home, paths.home, dirs_exist_ok=True)
+    server, base_url = serve()
+    history = [END - timedelta(days=days - 1 - i) for i in range(days)]
+    market = Market(args.providers, args.gpus, args.regions, [*history, END + timedelta(days=1)])
+    loaded = load_history(paths, Market_slice(market, days), base_url)
+    runs = add_benchmark_runs(paths, args.runs)
+    memory = TreeMemory()  # from here on: the pipeline's own memory, not the generator's
+
+    log = io.StringIO()
+    t = time.perf_counter()
+    result, _ = backfill(history[0], END, paths=paths, out=log, deliver=False)
+    backfill_s = time.perf_counter() - t
+    if not result.success:
+        raise SystemExit(f"backfill of {days} days failed:\n{log.getvalue()[-3000:]}")
+
+    Catalogs.pages = {catalog_url("", p): market.catalog(p, days) for p in market.providers()}
+    overrides = {name: [] for name in REGISTRY}
+    overrides["skypilot"] = [catalog_url(base_url, p) for p in market.providers()]
+    t = time.perf_counter()
+    result = run_refresh(
+        END + timedelta(days=1), offline=False, paths=paths, out=log,
+        extra_config={"url_overrides": overrides, "seed_demo_archive": False,
+                      "http_min_interval_s": 0.0, "deliver_alerts": False},
+    )  # fmt: skip
+    daily_s = time.perf_counter() - t
+    server.shutdown()
+    if not result.success:
+        raise SystemExit(f"daily refresh after {days} days failed:\n{log.getvalue()[-3000:]}")
+
+    import duckdb
+
+    con = duckdb.connect(str(paths.published_db_path), read_only=True)
+    facts = dict(
+        zip(
+            ["offer_days", "cost_rows", "ranked_days"],
+            con.execute(
+                """select (select count(*) from marts.fct_gpu_offers_daily),
+                          (select count(*) from marts.fct_workload_costs_daily),
+                          (select count(distinct day) from marts.fct_gpu_rankings_daily)"""
+            ).fetchone(),
+            strict=True,
+        )
+    )
+    fetched = con.execute(
+        "select count(*) from raw.source_runs "
+        "where source = 'skypilot' and fetch_status = 'fetched'"
+    ).fetchone()[0]
+    con.close()
+    return {
+        "days": days,
+        "snapshots": loaded["snapshots"] + len(market.providers()),
+        "price_rows": loaded["price_rows"],
+        "benchmark_runs": runs,
+        "history_load": {k: round(v, 1) for k, v in loaded.items() if k.endswith("_s")},
+        "backfill_s": round(backfill_s, 1),
+        "daily_refresh_s": round(daily_s, 1),
+        "daily_fetched": fetched,
+        "queries": query_latency(paths),
+        "archive_mb": round(du(paths.archive_dir) / 1e6, 1),
+        "duckdb_mb": round(paths.db_path.stat().st_size / 1e6, 1),
+        "published_mb": round(paths.published_db_path.stat().st_size / 1e6, 1),
+        **facts,
+        "peak_mb": memory.stop(),
+    }
+
+
+class Market_slice:  # noqa: N801 - a view of the first `days` days of a Market
+    def __init__(self, market: Market, days: int):
+        self.market, self.days = market, market.days[:days]
+
+    def providers(self):
+        return self.market.providers()
+
+    def catalog(self, provider, day_index):
+        return self.market.catalog(provider, day_index)
+
+
+def build_base(home: Path) -> dict:
+    """A warehouse with the demo archive loaded by a real offline refresh."""
+    from pipelines.refresh import run_refresh
+    from warehouse.paths import Paths
+
+    log = io.StringIO()
+    t = time.perf_counter()
+    result = run_refresh(END, offline=True, paths=Paths(home), out=log)
+    if not result.success:
+        raise SystemExit(f"loading the demo archive failed:\n{log.getvalue()[-3000:]}")
+    return {"demo_refresh_s": round(time.perf_counter() - t, 1)}
+
+
+# ------------------------------------------------------------------ the floor
+
+
+FLOOR_MODEL = "select provider, count(*) as n, avg(price_per_hour) as p from raw_prices group by 1"
+
+
+def floor(work: Path) -> dict:
+    """A minimal Dagster + GX + dbt run: one asset validates one catalog's rows with the price
+    suite and writes them to DuckDB, one dbt build of one model over them."""
+    import dagster as dg
+    import duckdb
+    from dagster_dbt import DbtCliResource
+
+    from pipelines.defs.ingest import _frame
+    from pipelines.defs.quality import validate_prices
+    from sources import skypilot
+
+    project = work / "floor_dbt"
+    (project / "models").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text(
+        "name: floor\nversion: '1.0'\nconfig-version: 2\nprofile: floor\nmodel-paths: [models]\n"
+    )
+    db_file = work / "floor.duckdb"
+    (project / "profiles.yml").write_text(
+        f"floor:\n  target: t\n  outputs:\n    t:\n      type: duckdb\n      path: '{db_file}'\n"
+    )
+    (project / "models" / "offers.sql").write_text(FLOOR_MODEL + "\n")
+    market = Market(1, 8, 3, [END])
+    url = catalog_url("http://127.0.0.1", "bench-cloud-00")
+    content = market.catalog("bench-cloud-00", 0)
+    dbt = str(Path(sys.executable).parent / "dbt")
+
+    @dg.asset
+    def raw_prices():
+        frame = _frame(skypilot.parse(content, url, datetime.now(UTC)).records)
+        assert validate_prices(frame, (1, 1000)).success
+        con = duckdb.connect(str(db_file))
+        con.register("f", frame)
+        con.execute("create or replace table raw_prices as select * from f")
+        con.close()
+
+    @dg.asset(deps=[raw_prices])
+    def offers(dbt_floor: DbtCliResource):
+        dbt_floor.cli(["build"], manifest=None).wait()
+
+    job = dg.define_asset_job("floor", executor_def=dg.in_process_executor)
+    defs = dg.Definitions(
+        assets=[raw_prices, offers],
+        jobs=[job],
+        resources={
+            "dbt_floor": DbtCliResource(
+                project_dir=str(project), profiles_dir=str(project), dbt_executable=dbt
+            )
+        },
+    )
+    subprocess.run([dbt, "parse", "--project-dir", str(project), "--profiles-dir", str(project)],
+                   check=True, capture_output=True)  # fmt: skip
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        with dg.DagsterInstance.ephemeral() as instance:
+            assert defs.resolve_job_def("floor").execute_in_process(instance=instance).success
+        times.append(time.perf_counter() - t)
+    return {
+        "floor_s": round(statistics.median(times), 1),
+        "floor_runs_s": [round(x, 1) for x in times],
+    }
+
+
+# ------------------------------------------------------------------ driver
+
+
+def machine() -> str:
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    cpu = platform.processor() or platform.machine()
+    return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB, Python {platform.python_version()}"
+
+
+def render(meta: dict, sizes: list[dict]) -> str:
+    floor_s = meta["floor"]["floor_s"]
+    lines = [
+        f"# gpuledger scale benchmark ({meta['when']})",
+        "",
+        f"Machine: {meta['machine']}. {meta['providers']} providers x {meta['gpus']} GPUs x "
+        f"{meta['regions']} regions x on-demand and spot (every other provider), plus the demo "
+        f"archive's real sources; {meta['runs']} benchmark runs. Floor (minimal Dagster + GX + "
+        f"dbt run, median of 3): {floor_s} s. Demo archive load: "
+        f"{meta['base']['demo_refresh_s']} s.",
+        "",
+        "| days | snapshots | price rows | offer-days | cost rows | backfill s | daily refresh s "
+        "(x floor) | query p95 ms (worst) | archive MB | DuckDB MB | peak MB (process + dbt) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s in sizes:
+        q = s["queries"]
+        lines.append(
+            f"| {s['days']} | {s['snapshots']:,} | {s['price_rows']:,} | "
+            f"{s['offer_days']:,} | "
+            f"{s['cost_rows']:,} | {s['backfill_s']} | {s['daily_refresh_s']} "
+            f"({s['daily_refresh_s'] / floor_s:.1f}x) | "
+            f"{q['p95_ms']} ({q['worst_query_p95_ms']}) | "
+            f"{s['archive_mb']} | {s['duckdb_mb']} | {s['peak_mb']} |"
+        )
+    lines += ["", "History load (setup, not part of the figures above), seconds:", ""]
+    for s in sizes:
+        lines.append(f"- {s['days']} days: {s['history_load']}")
+    lines += ["", "Per-query p95 (ms) at the largest size:", ""]
+    for view, ms in sizes[-1]["queries"]["per_query_p95_ms"].items():
+        lines.append(f"- {view}: {ms}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--providers", type=int, default=50)
+    parser.add_argument("--gpus", type=int, default=8)
+    parser.add_argument("--regions", type=int, default=3)
+    parser.add_argument("--days", default="30,90,365,1095")
+    parser.add_argument("--runs", type=int, default=5000)
+    parser.add_argument("--out", default=str(ROOT / "bench" / "scale.md"))
+    parser.add_argument("--work", help="working folder (default: a temporary one, removed)")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: one size
+    parser.add_argument("--base", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    os.environ.setdefault("GPULEDGER_ALERT_SINKS", "log")
+
+    from warehouse.paths import Paths, prepare_environment
+
+    if args.floor_only:
+        work = Path(args.work)
+        print(json.dumps(floor(work)))
+        return 0
+    if args.one:
+        work = Path(args.work)
+        prepare_environment(Paths(work / f"d{args.one}"))
+        print(json.dumps(one_size(Path(args.base), work, args.one, args)))
+        return 0
+
+    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="gpuledger-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    me = [sys.executable, str(Path(__file__).resolve())]
+    common = ["--providers", str(args.providers), "--gpus", str(args.gpus), "--regions",
+              str(args.regions), "--runs", str(args.runs), "--work", str(work)]  # fmt: skip
+    print(f"gpuledger scale benchmark in {work} ({machine()})", flush=True)
+    floor_dir = work / "floor"
+    floor_dir.mkdir(exist_ok=True)
+    fl = json.loads(_child([*me, "--floor-only", "--work", str(floor_dir)]))
+    print(f"floor (minimal Dagster + GX + dbt): {fl['floor_s']} s {fl['floor_runs_s']}", flush=True)
+    base_home = work / "base"
+    prepare_environment(Paths(base_home))
+    done_before = base_home / "base.json"  # a --work folder reused keeps its loaded base
+    if done_before.exists():
+        base = json.loads(done_before.read_text())
+    else:
+        base = build_base(base_home)
+        done_before.write_text(json.dumps(base))
+    print(f"demo archive loaded in {base['demo_refresh_s']} s", flush=True)
+    sizes = []
+    for days in [int(d) for d in args.days.split(",")]:
+        t = time.perf_counter()
+        found = json.loads(_child([*me, *common, "--one", str(days), "--base", str(base_home)]))
+        sizes.append(found)
+        print(
+            f"{days} days: backfill {found['backfill_s']} s, daily refresh "
+            f"{found['daily_refresh_s']} s, query p95 {found['queries']['p95_ms']} ms, peak "
+            f"{found['peak_mb']} MB ({time.perf_counter() - t:.0f} s in all)",
+            flush=True,
+        )
+        shutil.rmtree(work / f"d{days}", ignore_errors=True)
+    meta = {
+        "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "providers": args.providers,
+        "gpus": args.gpus,
+        "regions": args.regions,
+        "runs": args.runs,
+        "floor": fl,
+        "base": base,
+    }
+    table = render(meta, sizes)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(table, encoding="utf-8")
+    out.with_suffix(".json").write_text(json.dumps({"meta": meta, "sizes": sizes}, indent=2))
+    print("\n" + table)
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def _child(cmd: list[str]) -> str:
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(
+            f"{' '.join(cmd[2:])} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+        )
+    return done.stdout.strip().splitlines()[-1]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
