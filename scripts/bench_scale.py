@@ -259,8 +259,8 @@ class Catalogs(BaseHTTPRequestHandler):
         pass
 
 
-def serve() -> tuple[ThreadingHTTPServer, str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Catalogs)
+def serve(port: int = 0) -> tuple[ThreadingHTTPServer, str]:
+    server = ThreadingHTTPServer(("127.0.0.1", port), Catalogs)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
@@ -342,21 +342,35 @@ def query_latency(paths, reps: int = 30) -> dict:
     }
 
 
-def one_size(base_home: Path, work: Path, days: int, args) -> dict:
-    """Everything for one history length, in this process."""
+def prepare_size(base_home: Path, work: Path, days: int, args) -> dict:
+    """Copy the base warehouse and load D days of generated history into it (own process, so the
+    generator's memory is not counted as the pipeline's)."""
+    from warehouse.paths import Paths
+
+    paths = Paths(work / f"d{days}")
+    shutil.copytree(base_home, paths.home, dirs_exist_ok=True)
+    history = [END - timedelta(days=days - 1 - i) for i in range(days)]
+    # the same market as the measuring process's (history + the refresh day), history only
+    market = Market(args.providers, args.gpus, args.regions, [*history, END + timedelta(days=1)])
+    loaded = load_history(paths, Market_slice(market, days), f"http://127.0.0.1:{args.port}")
+    loaded["benchmark_runs"] = add_benchmark_runs(paths, args.runs)
+    return loaded
+
+
+def one_size(work: Path, days: int, args) -> dict:
+    """Backfill, daily refresh, queries and sizes of a prepared warehouse, in this process."""
     from pipelines.backfill import backfill
     from pipelines.refresh import run_refresh
     from sources import REGISTRY
     from warehouse.paths import Paths
 
     paths = Paths(work / f"d{days}")
-    shutil.copytree(base_home, paths.home, dirs_exist_ok=True)
-    server, base_url = serve()
+    loaded = json.loads((work / f"d{days}.prepared.json").read_text())
+    runs = loaded["benchmark_runs"]
     history = [END - timedelta(days=days - 1 - i) for i in range(days)]
     market = Market(args.providers, args.gpus, args.regions, [*history, END + timedelta(days=1)])
-    loaded = load_history(paths, Market_slice(market, days), base_url)
-    runs = add_benchmark_runs(paths, args.runs)
-    memory = TreeMemory()  # from here on: the pipeline's own memory, not the generator's
+    server, base_url = serve(args.port)
+    memory = TreeMemory()
 
     log = io.StringIO()
     t = time.perf_counter()
@@ -376,6 +390,7 @@ def one_size(base_home: Path, work: Path, days: int, args) -> dict:
     )  # fmt: skip
     daily_s = time.perf_counter() - t
     server.shutdown()
+    steps = _step_seconds(result.run_id)
     if not result.success:
         raise SystemExit(f"daily refresh after {days} days failed:\n{log.getvalue()[-3000:]}")
 
@@ -407,6 +422,7 @@ def one_size(base_home: Path, work: Path, days: int, args) -> dict:
         "backfill_s": round(backfill_s, 1),
         "daily_refresh_s": round(daily_s, 1),
         "daily_fetched": fetched,
+        "daily_steps_s": steps,
         "queries": query_latency(paths),
         "archive_mb": round(du(paths.archive_dir) / 1e6, 1),
         "duckdb_mb": round(paths.db_path.stat().st_size / 1e6, 1),
@@ -414,6 +430,24 @@ def one_size(base_home: Path, work: Path, days: int, args) -> dict:
         **facts,
         "peak_mb": memory.stop(),
     }
+
+
+def _step_seconds(run_id: str) -> dict[str, float]:
+    """Seconds per step of a run, grouped: ingest (all sources), dbt, alerts, publish, report."""
+    import dagster as dg
+
+    grouped: dict[str, float] = {}
+    with dg.DagsterInstance.get() as instance:
+        for stat in instance.get_run_step_stats(run_id):
+            if stat.start_time is None or stat.end_time is None:
+                continue
+            key = (
+                stat.step_key.split("__")[0]
+                if stat.step_key.startswith("ingest")
+                else stat.step_key
+            )
+            grouped[key] = round(grouped.get(key, 0.0) + stat.end_time - stat.start_time, 1)
+    return grouped
 
 
 class Market_slice:  # noqa: N801 - a view of the first `days` days of a Market
@@ -458,7 +492,7 @@ def floor(work: Path) -> dict:
     from sources import skypilot
 
     project = work / "floor_dbt"
-    (project / "models").mkdir(parents=True)
+    (project / "models").mkdir(parents=True, exist_ok=True)
     (project / "dbt_project.yml").write_text(
         "name: floor\nversion: '1.0'\nconfig-version: 2\nprofile: floor\nmodel-paths: [models]\n"
     )
@@ -546,6 +580,9 @@ def render(meta: dict, sizes: list[dict]) -> str:
     lines += ["", "History load (setup, not part of the figures above), seconds:", ""]
     for s in sizes:
         lines.append(f"- {s['days']} days: {s['history_load']}")
+    lines += ["", "Daily refresh, seconds per step (ingest = all sources together):", ""]
+    for s in sizes:
+        lines.append(f"- {s['days']} days: {s.get('daily_steps_s')}")
     lines += ["", "Per-query p95 (ms) at the largest size:", ""]
     for view, ms in sizes[-1]["queries"]["per_query_p95_ms"].items():
         lines.append(f"- {view}: {ms}")
@@ -561,7 +598,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5000)
     parser.add_argument("--out", default=str(ROOT / "bench" / "scale.md"))
     parser.add_argument("--work", help="working folder (default: a temporary one, removed)")
+    parser.add_argument("--keep", action="store_true", help="keep each size's warehouse")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: one size
+    parser.add_argument("--prepare", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--base", help=argparse.SUPPRESS)
     parser.add_argument("--floor-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -573,10 +613,17 @@ def main() -> int:
         work = Path(args.work)
         print(json.dumps(floor(work)))
         return 0
+    if args.prepare:
+        work = Path(args.work)
+        prepare_environment(Paths(work / f"d{args.prepare}"))
+        loaded = prepare_size(Path(args.base), work, args.prepare, args)
+        (work / f"d{args.prepare}.prepared.json").write_text(json.dumps(loaded))
+        print(json.dumps(loaded))
+        return 0
     if args.one:
         work = Path(args.work)
         prepare_environment(Paths(work / f"d{args.one}"))
-        print(json.dumps(one_size(Path(args.base), work, args.one, args)))
+        print(json.dumps(one_size(work, args.one, args)))
         return 0
 
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="gpuledger-bench-"))
@@ -601,7 +648,9 @@ def main() -> int:
     sizes = []
     for days in [int(d) for d in args.days.split(",")]:
         t = time.perf_counter()
-        found = json.loads(_child([*me, *common, "--one", str(days), "--base", str(base_home)]))
+        port = ["--port", str(_free_port())]
+        _child([*me, *common, *port, "--prepare", str(days), "--base", str(base_home)])
+        found = json.loads(_child([*me, *common, *port, "--one", str(days)]))
         sizes.append(found)
         print(
             f"{days} days: backfill {found['backfill_s']} s, daily refresh "
@@ -609,7 +658,8 @@ def main() -> int:
             f"{found['peak_mb']} MB ({time.perf_counter() - t:.0f} s in all)",
             flush=True,
         )
-        shutil.rmtree(work / f"d{days}", ignore_errors=True)
+        if not args.keep:
+            shutil.rmtree(work / f"d{days}", ignore_errors=True)
     meta = {
         "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
@@ -629,6 +679,14 @@ def main() -> int:
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def _child(cmd: list[str]) -> str:

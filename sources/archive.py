@@ -18,12 +18,52 @@ import json
 import logging
 import os
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 _log = logging.getLogger(__name__)
+
+# The index parsed once per process: path -> (inode, bytes consumed, first bytes, snapshots). A
+# later read parses only the lines appended since, by this process or another.
+_INDEX_CACHE: dict[str, tuple[int, int, bytes, list]] = {}
+_INDEX_LOCK = threading.Lock()
+_HEAD = 256
+
+
+def _read_index(path: Path) -> list:
+    """Every snapshot in the index file, in order. Lines torn by a crash or a full disk while
+    appending are skipped with a warning (their write was never acknowledged); a last line still
+    being written waits for its newline."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return []
+    key = str(path)
+    with _INDEX_LOCK:
+        inode, offset, head, snaps = _INDEX_CACHE.get(key, (stat.st_ino, 0, b"", []))
+        with path.open("rb") as fh:
+            if inode != stat.st_ino or stat.st_size < offset or fh.read(len(head)) != head:
+                offset, snaps = 0, []  # replaced or rewritten: read it again
+            fh.seek(offset)
+            data = fh.read()
+            if offset == 0 or len(head) < _HEAD:
+                fh.seek(0)
+                head = fh.read(min(_HEAD, offset + len(data)))
+        end = data.rfind(b"\n") + 1
+        snaps = list(snaps)
+        for raw in data[:end].splitlines():
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                snaps.append(Snapshot(**json.loads(line)))
+            except (json.JSONDecodeError, TypeError, UnicodeDecodeError) as exc:
+                _log.warning(f"{path}: torn index line skipped: {exc}")
+        _INDEX_CACHE[key] = (stat.st_ino, offset + end, head, snaps)
+        return snaps
 
 
 @dataclass(frozen=True)
@@ -146,22 +186,9 @@ class Archive:
         return content
 
     def snapshots(self, source: str | None = None) -> Iterator[Snapshot]:
-        if not self.index_path.exists():
-            return
-        with self.index_path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    snap = Snapshot(**json.loads(line))
-                except (json.JSONDecodeError, TypeError) as exc:
-                    # A line torn by a crash or a full disk while appending: its write was never
-                    # acknowledged, so it is skipped (with a warning), and must not hide the rest.
-                    _log.warning(f"{self.index_path}:{lineno}: torn index line skipped: {exc}")
-                    continue
-                if source is None or snap.source == source:
-                    yield snap
+        for snap in _read_index(self.index_path):
+            if source is None or snap.source == source:
+                yield snap
 
     def latest(self, source: str, url: str) -> Snapshot | None:
         best = None
