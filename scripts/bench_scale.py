@@ -352,7 +352,7 @@ def prepare_size(base_home: Path, work: Path, days: int, args) -> dict:
     history = [END - timedelta(days=days - 1 - i) for i in range(days)]
     # the same market as the measuring process's (history + the refresh day), history only
     market = Market(args.providers, args.gpus, args.regions, [*history, END + timedelta(days=1)])
-    loaded = load_history(paths, Market_slice(market, days), f"http://127.0.0.1:{args.port}")
+    loaded = load_history(paths, MarketDays(market, days), f"http://127.0.0.1:{args.port}")
     loaded["benchmark_runs"] = add_benchmark_runs(paths, args.runs)
     return loaded
 
@@ -450,7 +450,9 @@ def _step_seconds(run_id: str) -> dict[str, float]:
     return grouped
 
 
-class Market_slice:  # noqa: N801 - a view of the first `days` days of a Market
+class MarketDays:
+    """The first `days` days of a Market (same series, shorter history)."""
+
     def __init__(self, market: Market, days: int):
         self.market, self.days = market, market.days[:days]
 

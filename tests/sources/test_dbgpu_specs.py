@@ -45,6 +45,7 @@ class Boom:
         return (os.system, ("echo pwned > /tmp/gpuledger-pwned",))
 
 
+@pytest.mark.faults
 def test_a_pickle_that_would_run_code_is_refused(tmp_path):
     evil = pickle.dumps([{"manufacturer": "NVIDIA", "name": "x", "payload": Boom()}])
     with pytest.raises(ParseError, match="refused global (posix|os).system"):
