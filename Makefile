@@ -10,7 +10,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 export DAGSTER_DISABLE_TELEMETRY := 1
 export GX_ANALYTICS_ENABLED := False
 
-.PHONY: run test install manifest browser docs bench dev lint clean
+.PHONY: run test install manifest browser docs perf dev lint clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "gpuledger needs Python 3.11+ (set PYTHON=...)")'
@@ -41,9 +41,9 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "no chromium and no root: the report-rendering test will be skipped"; fi; }
 
-# Scale benchmark (a script, not a test): prints its table and writes bench/scale.md (+ .json).
-bench: $(MANIFEST)
-	$(BIN)/python scripts/bench_scale.py
+# Scale run (a script, not a test): prints its table and writes perf/scale.md (+ .json).
+perf: $(MANIFEST)
+	$(BIN)/python scripts/perf_scale.py
 
 # dbt docs as one static page, offline: $${GPULEDGER_HOME:-warehouse}/site/docs/index.html
 docs: $(MANIFEST)
@@ -57,6 +57,7 @@ dev: $(MANIFEST)
 lint: $(STAMP)
 	$(BIN)/ruff check pipelines sources warehouse tests scripts
 	$(BIN)/ruff format --check pipelines sources warehouse tests scripts
+	cd dbt && GPULEDGER_DB_PATH=$$(mktemp -d)/lint.duckdb ../$(BIN)/sqlfluff lint models
 
 clean:
 	rm -rf $(VENV) dbt/target dbt/logs

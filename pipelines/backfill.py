@@ -90,7 +90,7 @@ def demo(home: Path | None = None, out=sys.stdout) -> int:
     """Replay the shipped demo archive into a fresh warehouse and show what gpuledger would have
     said over its capture dates: each class's leader now, and the alerts of the whole period."""
     from pipelines.alerts import list_alerts
-    from warehouse.economics import leaders, render_leaders
+    from warehouse.queries.workloads import leaders, render_leaders
 
     home = home or Path(tempfile.mkdtemp(prefix="gpuledger-demo-"))
     paths = Paths(home)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sources import _bench, benchmark_files
-from sources.archive import Archive
+from sources import benchmark_files, benchmarks
+from sources._internal.archive import Archive
 
 # Documentation and scripts that travel with result files: not results, not quarantined.
 _NOT_RESULTS = re.compile(
@@ -88,7 +88,7 @@ def _system_hints(files: list[tuple[Path, str]]) -> dict[Path, dict[str, str]]:
         except (OSError, json.JSONDecodeError):
             continue
         if isinstance(doc, dict) and "accelerator_model_name" in doc:
-            found[path.parent] = _bench.mlperf_system_hints(doc)
+            found[path.parent] = benchmarks.mlperf_system_hints(doc)
     return found
 
 

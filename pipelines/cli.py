@@ -27,7 +27,7 @@ def _source_module(name: str):
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
-    from sources.records import ParseError
+    from sources._internal.records import ParseError
 
     module = _source_module(args.source)
     path = Path(args.file)
@@ -65,7 +65,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 
 def cmd_import_snapshot(args: argparse.Namespace) -> int:
-    from sources.archive import Archive
+    from sources._internal.archive import Archive
     from warehouse.paths import prepare_environment
 
     module = _source_module(args.source)
@@ -175,8 +175,8 @@ def _print_ingest_report(paths, outcomes, loaded: bool) -> int:
 
 def cmd_refresh(args: argparse.Namespace) -> int:
     from pipelines.refresh import run_refresh
-    from warehouse.economics import leaders, render_leaders
     from warehouse.queries import WarehouseMissing
+    from warehouse.queries.workloads import leaders, render_leaders
 
     as_of = date.fromisoformat(args.as_of) if args.as_of else datetime.now(UTC).date()
     result = run_refresh(as_of=as_of, offline=args.offline)
@@ -199,7 +199,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 def cmd_rank(args: argparse.Namespace) -> int:
     if getattr(args, "workload", None):
         return _rank_workload(args)
-    from warehouse.queries import WarehouseMissing, ranking, render_ranking
+    from warehouse.queries import WarehouseMissing
+    from warehouse.queries.prices import ranking, render_ranking
 
     day = date.fromisoformat(args.date) if args.date else None
     try:
@@ -223,8 +224,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def _rank_workload(args: argparse.Namespace) -> int:
-    from warehouse.economics import NotFound, render_workload_ranking, workload_ranking
-    from warehouse.queries import WarehouseMissing
+    from warehouse.queries import NotFound, WarehouseMissing
+    from warehouse.queries.workloads import render_workload_ranking, workload_ranking
 
     day = date.fromisoformat(args.date) if args.date else None
     try:
@@ -240,8 +241,8 @@ def _rank_workload(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from warehouse.economics import NotFound, explain, render_explain
-    from warehouse.queries import WarehouseMissing
+    from warehouse.queries import NotFound, WarehouseMissing
+    from warehouse.queries.workloads import explain, render_explain
 
     day = date.fromisoformat(args.date) if args.date else None
     try:
@@ -292,7 +293,8 @@ def cmd_alerts(args: argparse.Namespace) -> int:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
-    from warehouse.queries import WarehouseMissing, render_source_health, source_health
+    from warehouse.queries import WarehouseMissing
+    from warehouse.queries.prices import render_source_health, source_health
 
     try:
         rows = source_health()

@@ -25,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sources.archive import Archive  # noqa: E402
+from sources._internal.archive import Archive  # noqa: E402
 
 SKYPILOT = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/{commit}/catalogs/{schema}/{cloud}/vms.csv"
 DOCS = "https://raw.githubusercontent.com/coreweave/kubernetes-cloud/{commit}/docs/{page}"

@@ -217,7 +217,7 @@ def recompute(con, day: date) -> dict[str, list[dict]]:
 
 def compare(con, day: date | None = None) -> list[str]:
     """Mismatches between the recalculation and `rank --workload --format json` (empty = agree)."""
-    from warehouse.economics import workload_ranking
+    from warehouse.queries.workloads import workload_ranking
 
     problems = []
     classes = [r["workload_class"] for r in read_csv("workload_classes.csv")]

@@ -1,9 +1,13 @@
-"""Source adapters. Each module has NAME, KIND (price | spec | fx | api_price), PARSER_VERSION,
-EXPECTED_ROWS, urls(as_of), fetch(client, url, previous) and a pure parse(content, url, fetched_at);
-a module whose real data ships in a registry package also has seed_snapshot().
+"""Source adapters. Each module here has NAME, KIND (price | spec | fx | api_price | benchmark),
+PARSER_VERSION, EXPECTED_ROWS, urls(as_of), fetch(client, url, previous) and a pure
+parse(content, url, fetched_at); a module whose real data ships in a registry package also has
+seed_snapshot().
 
 Adding a source is one module here plus its fixture and test: REGISTRY discovers every module that
 defines NAME and parse, and the pipeline builds an ingest asset and its validation check for it.
+What the adapters stand on lives apart from them: `_internal/` (records, HTTP client, archive,
+number and table parsing) and `benchmarks/` (one reader per benchmark tool's result format).
+Packages are not adapters, so discovery reads plain modules only.
 """
 
 from __future__ import annotations
@@ -12,13 +16,11 @@ import importlib
 import pkgutil
 from types import ModuleType
 
-_HELPERS = {"records", "archive"}
-
 
 def _discover() -> dict[str, ModuleType]:
     found: dict[str, ModuleType] = {}
     for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_") or info.name in _HELPERS:
+        if info.ispkg or info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
         if hasattr(module, "NAME") and hasattr(module, "parse"):

@@ -24,10 +24,10 @@ import os
 import re
 from datetime import datetime
 
-from sources._http import fetch_page as fetch  # noqa: F401
-from sources._parsing import parse_money
-from sources._tables import extract_tables, find_tables
-from sources.records import ApiPrice, ParseResult, RowError
+from sources._internal.http import fetch_page as fetch  # noqa: F401
+from sources._internal.parsing import parse_money
+from sources._internal.records import ApiPrice, ParseResult, RowError
+from sources._internal.tables import extract_tables, find_tables
 
 NAME = "api_price_pages"
 KIND = "api_price"

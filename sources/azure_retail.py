@@ -27,9 +27,9 @@ import json
 from datetime import datetime
 from urllib.parse import quote
 
-from sources._http import FetchError, FetchResult, HttpClient
-from sources._parsing import load_json
-from sources.records import ParseError, ParseResult, PriceObservation, RowError
+from sources._internal.http import FetchError, FetchResult, HttpClient
+from sources._internal.parsing import load_json
+from sources._internal.records import ParseError, ParseResult, PriceObservation, RowError
 
 NAME = "azure_retail"
 KIND = "price"

@@ -5,8 +5,8 @@ Files arrive through `gpuledger ingest PATH...` (files or folders) or the inbox 
 the URL `file:<path as ingested>` (plus `#hints` when the operator named the hardware), so the
 same file ingested twice changes nothing and the warehouse can be rebuilt from the archive.
 
-The format is detected from the content, never the file name (sources/_bench.py has one reader
-per format and the shared rules for units, percentiles and hardware):
+The format is detected from the content, never the file name (sources/benchmarks/ has one module
+per tool, the detection and the shared rules for units, percentiles and hardware):
 
 - vllm_serving: vLLM `benchmark_serving --save-result` / `vllm bench serve` JSON, the old layout
   (per-request arrays) and the new one (request_goodput, max_concurrency)
@@ -44,9 +44,9 @@ import os
 from datetime import datetime
 from urllib.parse import parse_qsl, urlencode
 
-from sources import _bench
-from sources._http import fetch_page as fetch  # noqa: F401 (files are ingested, not fetched)
-from sources.records import ParseError, ParseResult, RowError
+from sources import benchmarks
+from sources._internal.http import fetch_page as fetch  # noqa: F401 (files are ingested, not fetched)
+from sources._internal.records import ParseError, ParseResult, RowError
 
 NAME = "benchmark_files"
 KIND = "benchmark"
@@ -77,11 +77,11 @@ def split_url(url: str) -> tuple[str, dict[str, str]]:
 
 def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
     path, hints = split_url(url)
-    ctx = _bench.Context(where=path, path=path, hints=hints)
-    fmt, doc = _bench.detect(content, path)
+    ctx = benchmarks.Context(where=path, path=path, hints=hints)
+    fmt, doc = benchmarks.detect(content, path)
     runs, errors = [], []
-    for item in _bench.parse_document(fmt, doc, ctx):
-        if isinstance(item, _bench.RowProblem):
+    for item in benchmarks.parse_document(fmt, doc, ctx):
+        if isinstance(item, benchmarks.RowProblem):
             errors.append(RowError(path, item.run_ref, "row", item.reason, item.raw))
             continue
         if all(
@@ -120,4 +120,4 @@ def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
 
 
 def detect_format(content: bytes, where: str) -> str:
-    return _bench.detect(content, where)[0]
+    return benchmarks.detect(content, where)[0]

@@ -23,9 +23,9 @@ from __future__ import annotations
 import json
 from datetime import UTC, date, datetime
 
-from sources._http import fetch_page as fetch  # noqa: F401
-from sources._parsing import load_json, parse_count, parse_number
-from sources.records import ParseError, ParseResult, PriceObservation, RowError
+from sources._internal.http import fetch_page as fetch  # noqa: F401
+from sources._internal.parsing import load_json, parse_count, parse_number
+from sources._internal.records import ParseError, ParseResult, PriceObservation, RowError
 
 NAME = "coreweave"
 KIND = "price"

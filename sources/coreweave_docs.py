@@ -3,7 +3,7 @@
 The pricing page lists a per-GPU hourly price for each GPU class with its scheduling label
 (`A100_NVLINK_80GB`, `H100_PCIE`, ...); the node-types page lists each class's VRAM and label. The
 markup changed over the years, and every change is read by header meaning through the generic
-extractor (sources._tables):
+extractor (sources._internal.tables):
 - 2021-04 .. 2022-10: markdown pipe tables, columns Type | Description | (Resource) Label |
   Cost per Hour | VRAM, GPU rows marked Type = GPU among CPU and RAM rows;
 - 2022-11 .. 2023-06: GitBook HTML `<table>` blocks inside the markdown, the GPU price table without
@@ -21,10 +21,16 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from sources._http import fetch_page as fetch  # noqa: F401
-from sources._parsing import parse_money, parse_quantity
-from sources._tables import Table, extract_tables, find_tables
-from sources.records import GpuSpecObservation, ParseError, ParseResult, PriceObservation, RowError
+from sources._internal.http import fetch_page as fetch  # noqa: F401
+from sources._internal.parsing import parse_money, parse_quantity
+from sources._internal.records import (
+    GpuSpecObservation,
+    ParseError,
+    ParseResult,
+    PriceObservation,
+    RowError,
+)
+from sources._internal.tables import Table, extract_tables, find_tables
 
 NAME = "coreweave_docs"
 KIND = "price"

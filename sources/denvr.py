@@ -9,7 +9,7 @@ export of this page is in the project's data (H100 SXM 8x 2.10, A100 SXM 80 GB 8
 4x 1.15, GH200 1x 3.87, Gaudi 2 8x 1.25; MI300X, B200, H200, GB200 without a price).
 
 When the data island is missing, any HTML or markdown price table on the page is read through the
-generic extractor (sources._price_page). No capture of the page's own markup exists in this
+generic extractor (sources._internal.price_page). No capture of the page's own markup exists in this
 project: the test fixture is rebuilt from the export's values and labelled as such. A record
 without a dollar price ("Contact us") is a row error with its reason. A page with neither the data
 island nor a price table raises a ParseError naming the page and what was missing. Set
@@ -24,10 +24,10 @@ from datetime import datetime
 
 from bs4 import BeautifulSoup
 
-from sources._http import fetch_page as fetch  # noqa: F401
-from sources._parsing import decode_text, parse_money
-from sources._price_page import configured_urls, parse_price_tables
-from sources.records import ParseError, ParseResult, PriceObservation, RowError
+from sources._internal.http import fetch_page as fetch  # noqa: F401
+from sources._internal.parsing import decode_text, parse_money
+from sources._internal.price_page import configured_urls, parse_price_tables
+from sources._internal.records import ParseError, ParseResult, PriceObservation, RowError
 
 NAME = "denvr"
 KIND = "price"

@@ -23,9 +23,9 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from xml.etree import ElementTree
 
-from sources._http import fetch_page as fetch  # noqa: F401
-from sources._parsing import decode_text
-from sources.records import FxRate, ParseError, ParseResult, RowError
+from sources._internal.http import fetch_page as fetch  # noqa: F401
+from sources._internal.parsing import decode_text
+from sources._internal.records import FxRate, ParseError, ParseResult, RowError
 
 NAME = "ecb_fx"
 KIND = "fx"

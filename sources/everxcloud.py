@@ -18,10 +18,10 @@ import os
 import re
 from datetime import datetime
 
-from sources._http import fetch_page as fetch  # noqa: F401
-from sources._parsing import parse_money, parse_quantity
-from sources._tables import extract_tables, find_tables
-from sources.records import GpuSpecObservation, ParseResult, PriceObservation, RowError
+from sources._internal.http import fetch_page as fetch  # noqa: F401
+from sources._internal.parsing import parse_money, parse_quantity
+from sources._internal.records import GpuSpecObservation, ParseResult, PriceObservation, RowError
+from sources._internal.tables import extract_tables, find_tables
 
 NAME = "everxcloud"
 KIND = "price"

@@ -28,9 +28,9 @@ import json
 import os
 from datetime import UTC, date, datetime
 
-from sources._http import fetch_page as fetch  # noqa: F401
-from sources._parsing import load_json
-from sources.records import ApiPrice, ParseError, ParseResult, RowError
+from sources._internal.http import fetch_page as fetch  # noqa: F401
+from sources._internal.parsing import load_json
+from sources._internal.records import ApiPrice, ParseError, ParseResult, RowError
 
 NAME = "model_api_prices"
 KIND = "api_price"

@@ -39,9 +39,15 @@ import io
 import re
 from datetime import UTC, date, datetime, time
 
-from sources._http import fetch_page as fetch  # noqa: F401
-from sources._parsing import decode_text, parse_number
-from sources.records import PRICING_MODELS, ParseError, ParseResult, PriceObservation, RowError
+from sources._internal.http import fetch_page as fetch  # noqa: F401
+from sources._internal.parsing import decode_text, parse_number
+from sources._internal.records import (
+    PRICING_MODELS,
+    ParseError,
+    ParseResult,
+    PriceObservation,
+    RowError,
+)
 
 NAME = "quote_csv"
 KIND = "price"

@@ -26,9 +26,9 @@ import io
 import re
 from datetime import datetime
 
-from sources._http import fetch_page as fetch  # noqa: F401
-from sources._parsing import decode_text, parse_number
-from sources.records import ParseError, ParseResult, PriceObservation, RowError
+from sources._internal.http import fetch_page as fetch  # noqa: F401
+from sources._internal.parsing import decode_text, parse_number
+from sources._internal.records import ParseError, ParseResult, PriceObservation, RowError
 
 NAME = "skypilot"
 KIND = "price"

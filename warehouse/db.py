@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from sources.records import BenchmarkRun
+from sources._internal.records import BenchmarkRun
 
 RAW_DDL = """
 create schema if not exists raw;

@@ -9,8 +9,8 @@ from pathlib import Path
 import dagster as dg
 from dagster_dbt import DbtCliResource, DbtProject
 
-from sources._http import HttpClient
-from sources.archive import Archive
+from sources._internal.archive import Archive
+from sources._internal.http import HttpClient
 from warehouse import paths as wpaths
 
 DBT_PROJECT = DbtProject(project_dir=wpaths.DBT_PROJECT_DIR, profiles_dir=wpaths.DBT_PROJECT_DIR)

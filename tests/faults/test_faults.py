@@ -28,11 +28,11 @@ import pytest
 
 import sources
 from pipelines import alerts
-from pipelines.defs.ingest import ingest_source
 from pipelines.defs.resources import GpuledgerResource
+from pipelines.ingest import ingest_source
 from pipelines.refresh import run_refresh
 from sources import benchmark_files
-from sources.archive import Archive
+from sources._internal.archive import Archive
 from tests.conftest import FIXTURES, SKYPILOT, Route
 from tests.pipelines.test_alerts import CANDIDATES, Hook
 from warehouse import publish

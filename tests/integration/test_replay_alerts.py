@@ -18,7 +18,7 @@ import sources
 from pipelines import alerts
 from pipelines.backfill import backfill
 from pipelines.refresh import run_refresh
-from sources.archive import Archive
+from sources._internal.archive import Archive
 from tests.conftest import SKYPILOT
 from warehouse.paths import Paths
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import duckdb
 
 from pipelines import benchmarks
-from pipelines.defs.ingest import ingest_source
 from pipelines.defs.resources import GpuledgerResource
+from pipelines.ingest import ingest_source
 from sources import benchmark_files
-from sources.archive import Archive
+from sources._internal.archive import Archive
 from tests.conftest import FIXTURES
 
 B = FIXTURES / "benchmarks"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from pipelines.defs.ingest import split_gpu_slices
-from sources.records import PriceObservation
+from pipelines.ingest import split_gpu_slices
+from sources._internal.records import PriceObservation
 
 T = datetime(2026, 8, 20, tzinfo=UTC)
 
@@ -44,8 +44,8 @@ def test_a_crashing_parser_quarantines_the_page_not_the_run(tmp_path):
     import logging
     import types
 
-    from pipelines.defs.ingest import _parse_and_validate
-    from sources.archive import Archive
+    from pipelines.ingest import _parse_and_validate
+    from sources._internal.archive import Archive
 
     def parse(content, url, fetched_at):
         raise KeyError("regions")  # a parser bug, not a ParseError

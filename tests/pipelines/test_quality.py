@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pipelines.defs.ingest import _frame
-from pipelines.defs.quality import validate_prices
+from pipelines.ingest import records_frame
+from pipelines.quality import validate_prices
 from sources import coreweave, skypilot
 from tests.conftest import COREWEAVE, SKYPILOT
 
@@ -17,7 +17,7 @@ T = datetime(2026, 8, 20, tzinfo=UTC)
 @pytest.fixture(scope="module")
 def lambda_frame():
     path = SKYPILOT / "v7_lambda_vms@11580132.csv"
-    return _frame(
+    return records_frame(
         skypilot.parse(path.read_bytes(), "https://x/catalogs/v7/lambda/vms.csv", T).records
     )
 
@@ -27,7 +27,7 @@ def test_real_snapshots_pass(lambda_frame):
     assert outcome.success, outcome.failed_expectations
     assert outcome.row_count == 306
     cw = coreweave.parse((COREWEAVE / "2026-08-22.json").read_bytes(), "u", T).records
-    assert validate_prices(_frame(cw), coreweave.EXPECTED_ROWS).success
+    assert validate_prices(records_frame(cw), coreweave.EXPECTED_ROWS).success
 
 
 def test_implausible_per_gpu_price_fails_with_samples(lambda_frame):
@@ -65,5 +65,5 @@ def test_row_count_outside_the_expected_range_fails(lambda_frame):
 
 
 def test_empty_snapshot_fails_on_row_count():
-    outcome = validate_prices(_frame([]), skypilot.EXPECTED_ROWS)
+    outcome = validate_prices(records_frame([]), skypilot.EXPECTED_ROWS)
     assert not outcome.success and outcome.row_count == 0

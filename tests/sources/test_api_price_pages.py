@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from sources import api_price_pages
-from sources.records import ParseError
+from sources._internal.records import ParseError
 from tests.conftest import FIXTURES
 
 PAGE = (FIXTURES / "api_price_pages" / "gpu-auswahl-und-inference-kosten.md").read_bytes()

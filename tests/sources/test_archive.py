@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sources.archive import Archive, sha256_hex
+from sources._internal.archive import Archive, sha256_hex
 
 T1 = datetime(2026, 8, 1, 8, tzinfo=UTC)
 T2 = datetime(2026, 8, 2, 8, tzinfo=UTC)

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from sources import azure_retail
-from sources._http import FetchError, HttpClient
-from sources.records import ParseError
+from sources._internal.http import FetchError, HttpClient
+from sources._internal.records import ParseError
 from tests.conftest import FIXTURES, Route
 
 PAGES = FIXTURES / "azure_retail"

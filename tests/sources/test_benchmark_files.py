@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from sources import _bench, benchmark_files
-from sources.records import ParseError
+from sources import benchmark_files, benchmarks
+from sources._internal.records import ParseError
 from tests.conftest import FIXTURES
 
 T = datetime(2026, 11, 30, tzinfo=UTC)
@@ -158,7 +158,7 @@ def test_mlperf_result_dir_with_its_system_description():
             / "systems_H200-SXM-141GBx8_TRT.json"
         ).read_text()
     )  # noqa: E501
-    hints = _bench.mlperf_system_hints(system)
+    hints = benchmarks.mlperf_system_hints(system)
     folder = "benchmarks/mlperf/v4.1_NVIDIA_H200-SXM-141GBx8_TRT_llama2-70b-99"
     offline = one(f"{folder}/Offline_mlperf_log_summary.txt", hints)
     assert (offline.gpu_name_raw, offline.gpu_count, offline.hardware_source) == (
@@ -404,7 +404,7 @@ def test_truncated_console_block_is_an_error():
     ],
 )
 def test_documented_file_name_convention(path, expected):
-    assert _bench.path_gpu(path) == expected
+    assert benchmarks.path_gpu(path) == expected
 
 
 @pytest.mark.parametrize(
@@ -413,4 +413,4 @@ def test_documented_file_name_convention(path, expected):
      ("Mixtral-8x7B", None), ("amd/Kimi-K2.5-MXFP4", None), ("BAAI/bge-base-en-v1.5", None)],
 )  # fmt: skip
 def test_model_parameters_from_the_name(name, params):
-    assert _bench.params_b(name) == params
+    assert benchmarks.params_b(name) == params

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from sources import coreweave
-from sources.records import ParseError
+from sources._internal.records import ParseError
 from tests.conftest import COREWEAVE
 
 FETCHED_AT = datetime(2026, 12, 1, tzinfo=UTC)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from sources import coreweave_docs
-from sources.records import ParseError
+from sources._internal.records import ParseError
 from tests.conftest import FIXTURES
 
 DOCS = FIXTURES / "coreweave_docs"

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 
 from sources import crusoe, denvr
-from sources.records import ParseError
+from sources._internal.records import ParseError
 from tests.conftest import FIXTURES
 
 T = datetime(2026, 2, 11, 7, 11, tzinfo=UTC)

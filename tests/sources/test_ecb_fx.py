@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from sources import ecb_fx
-from sources.records import ParseError
+from sources._internal.records import ParseError
 
 URL, PUBLISHED, HISTORY = ecb_fx.seed_snapshot()
 RESULT = ecb_fx.parse(HISTORY, URL, PUBLISHED)

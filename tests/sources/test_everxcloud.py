@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from sources import everxcloud
-from sources.records import ParseError
+from sources._internal.records import ParseError
 from tests.conftest import FIXTURES
 
 PAGE = FIXTURES / "everxcloud" / "gpus-fuer-llm-inferenz.md"

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from sources._http import FetchError, HttpClient
+from sources._internal.http import FetchError, HttpClient
 from tests.conftest import Route
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from sources import model_api_prices
-from sources.records import ParseError
+from sources._internal.records import ParseError
 from tests.conftest import FIXTURES
 
 T = datetime(2026, 11, 30, 6, tzinfo=UTC)

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sources._price_page import parse_price_tables, pricing_model_of
-from sources.records import ParseError
+from sources._internal.price_page import parse_price_tables, pricing_model_of
+from sources._internal.records import ParseError
 from tests.conftest import FIXTURES
 
 T = datetime(2026, 2, 11, tzinfo=UTC)

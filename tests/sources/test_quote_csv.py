@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from sources import quote_csv
-from sources.records import ParseError
+from sources._internal.records import ParseError
 from tests.conftest import FIXTURES
 
 DIRTY = FIXTURES / "becloudready"

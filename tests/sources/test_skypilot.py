@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from sources import skypilot
-from sources.records import ParseError
+from sources._internal.records import ParseError
 from tests.conftest import SKYPILOT
 
 FETCHED_AT = datetime(2026, 8, 20, 9, 0, tzinfo=UTC)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sources._parsing import parse_locale_number, parse_money, parse_quantity
-from sources._tables import classify_header, extract_tables, find_tables
-from sources.records import ParseError
+from sources._internal.parsing import parse_locale_number, parse_money, parse_quantity
+from sources._internal.records import ParseError
+from sources._internal.tables import classify_header, extract_tables, find_tables
 
 
 @pytest.mark.parametrize(

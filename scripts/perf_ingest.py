@@ -1,6 +1,6 @@
 """Benchmark-file ingest throughput: archive, parse, validate and load the real result files.
 
-    .venv/bin/python scripts/bench_ingest.py [FOLDER] [ROUNDS]
+    .venv/bin/python scripts/perf_ingest.py [FOLDER] [ROUNDS]
 
 Each round starts from an empty warehouse home and takes FOLDER (default: the real files in
 tests/fixtures/benchmarks) through the same code the daily job uses (archive by content hash,
@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pipelines import benchmarks  # noqa: E402
-from pipelines.defs.ingest import ingest_source  # noqa: E402
 from pipelines.defs.resources import GpuledgerResource  # noqa: E402
+from pipelines.ingest import ingest_source  # noqa: E402
 from sources import benchmark_files  # noqa: E402
 
 
@@ -36,7 +36,7 @@ def main() -> None:
             start = time.perf_counter()
             outcomes = benchmarks.archive_files(settings.archive(), [folder])
             archived = time.perf_counter()
-            summary = ingest_source(benchmark_files, settings, f"bench-{n}", logging.getLogger())
+            summary = ingest_source(benchmark_files, settings, f"perf-{n}", logging.getLogger())
             done = time.perf_counter()
             files = sum(o.status == "archived" for o in outcomes)
             print(

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from sources.records import PRICING_MODELS
+from sources._internal.records import PRICING_MODELS
 
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
 
@@ -268,7 +268,7 @@ def build_benchmark_suite():
     import great_expectations as gx
     import great_expectations.expectations as gxe
 
-    from sources.records import HARDWARE_SOURCES, OUTPUT_UNITS, RUN_KINDS
+    from sources._internal.records import HARDWARE_SOURCES, OUTPUT_UNITS, RUN_KINDS
 
     _ensure_context()
     suite = gx.ExpectationSuite(name=BENCHMARK_SUITE_NAME)

@@ -1,7 +1,7 @@
-"""Scale benchmark: how gpuledger's cost grows with providers, offers and days. `make bench`.
+"""Scale run: how gpuledger's cost grows with providers, offers and days. `make perf`.
 
-    .venv/bin/python scripts/bench_scale.py [--providers 50] [--gpus 8] [--regions 3]
-        [--days 30,90,365,1095] [--runs 5000] [--out bench/scale.md]
+    .venv/bin/python scripts/perf_scale.py [--providers 50] [--gpus 8] [--regions 3]
+        [--days 30,90,365,1095] [--runs 5000] [--out perf/scale.md]
 
 What it builds, per history length D (each in a fresh warehouse and its own process, so peak
 memory is per size):
@@ -25,12 +25,10 @@ project, run the same way (in-process). The table is printed and written to --ou
 """
 
 import argparse
-import csv
 import io
 import json
 import os
 import platform
-import random
 import shutil
 import statistics
 import subprocess
@@ -38,203 +36,22 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-END = date(2026, 8, 22)  # the demo archive's newest day: history ends here, day D+1 is the refresh
-# Real GPU models with their median on-demand USD per GPU-hour in the demo archive (2026-08-22)
-# and memory; the names are SkyPilot's AcceleratorName spellings.
-GPUS = (
-    ("H100", 3.19, 80, 8), ("A100-80GB", 2.29, 80, 8), ("H200", 3.79, 141, 8),
-    ("B200", 5.29, 180, 8), ("L40S", 2.27, 48, 1), ("L4", 0.44, 24, 1), ("A10", 0.75, 24, 1),
-    ("RTX4090", 0.74, 24, 1), ("A6000", 0.80, 48, 1), ("GH200", 1.49, 96, 1),
-    ("A40", 0.79, 48, 1), ("L40", 1.14, 48, 1),
-)  # fmt: skip
-CSV_HEADER = [
-    "InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "Price",
-    "Region", "GpuInfo", "SpotPrice",
-]  # fmt: skip
-
-
-# ------------------------------------------------------------------ synthetic providers
-
-
-class Market:
-    """N providers x M GPUs x R regions, with a price series per offer over the given days."""
-
-    def __init__(self, providers: int, gpus: int, regions: int, days: list[date], seed: int = 7):
-        self.days = days
-        self.offers = []  # (provider, gpu row, region, series of on-demand prices)
-        for p in range(providers):
-            rng = random.Random(seed * 1000 + p)
-            factor = rng.uniform(0.75, 1.45)
-            for i in range(gpus):
-                gpu = GPUS[(p + i) % len(GPUS)]
-                for r in range(regions):
-                    price = gpu[1] * factor * rng.uniform(0.97, 1.05)
-                    series = []
-                    for _ in days:
-                        if rng.random() < 0.03:
-                            price = max(0.05, price * rng.uniform(0.90, 1.08))
-                        series.append(round(price * gpu[3], 4))
-                    self.offers.append((f"bench-cloud-{p:02d}", gpu, f"region-{r + 1}", series))
-
-        self.by_provider: dict[str, list] = {}
-        for offer in self.offers:
-            self.by_provider.setdefault(offer[0], []).append(offer)
-
-    def providers(self) -> list[str]:
-        return sorted(self.by_provider)
-
-    def catalog(self, provider: str, day_index: int) -> bytes:
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(CSV_HEADER)
-        spot = int(provider[-2:]) % 2 == 0
-        for _, gpu, region, series in self.by_provider[provider]:
-            model, _, memory, count = gpu
-            info = (
-                f"{{'Gpus': [{{'Name': '{model}', 'Manufacturer': 'NVIDIA', 'Count': {count}.0, "
-                f"'MemoryInfo': {{'SizeInMiB': {memory * 1024}}}}}], "
-                f"'TotalGpuMemoryInMiB': {memory * 1024 * count}}}"
-            )
-            price = series[day_index]
-            writer.writerow([
-                f"gpu_{count}x_{model.lower()}", model, f"{count}.0", 16 * count, 128 * count,
-                price, region, info, round(price * 0.55, 4) if spot else "",
-            ])  # fmt: skip
-        return out.getvalue().encode()
-
-
-def catalog_url(base: str, provider: str) -> str:
-    return f"{base}/catalogs/v7/{provider}/vms.csv"
-
-
-# ------------------------------------------------------------------ loading history in bulk
-
-
-def load_history(paths, market: Market, base_url: str) -> dict:
-    """Archive every provider-day catalog, parse it with the real parser, run the real GX price
-    suite once over all rows, and insert raw.page_snapshots / price_observations /
-    snapshot_validations in bulk. Returns counts and timings."""
-    import duckdb
-    import pandas as pd
-
-    from pipelines.defs.ingest import _frame, split_gpu_slices
-    from pipelines.defs.quality import validate_prices
-    from sources import skypilot
-    from sources.archive import Archive, Snapshot, sha256_hex, utc_iso
-    from warehouse import db
-
-    began = time.perf_counter()
-    archive = Archive(paths.archive_dir)
-    snapshots, frames, index_lines = [], [], []
-    for di, day in enumerate(market.days):
-        fetched_at = datetime(day.year, day.month, day.day, 6, 0, tzinfo=UTC)
-        for provider in market.providers():
-            url = catalog_url(base_url, provider)
-            content = market.catalog(provider, di)
-            digest = sha256_hex(content)
-            obj = paths.archive_dir / "objects" / digest[:2] / digest
-            if not obj.exists():
-                obj.parent.mkdir(parents=True, exist_ok=True)
-                obj.write_bytes(content)
-            snap = Snapshot(
-                source="skypilot", url=url, fetched_at=utc_iso(fetched_at), http_status=200,
-                content_type="text/csv", size_bytes=len(content), sha256=digest, etag=None,
-                last_modified=None, origin="live",
-            )  # fmt: skip
-            index_lines.append(json.dumps(snap.__dict__, sort_keys=True))
-            result = skypilot.parse(content, url, fetched_at)
-            whole, _ = split_gpu_slices(result.records)
-            frame = _frame(whole)
-            frame["source"], frame["snapshot_url"] = "skypilot", url
-            frame["snapshot_fetched_at"], frame["snapshot_sha256"] = fetched_at, digest
-            frame["row_index"] = range(len(frame))
-            frame["parser_version"] = skypilot.PARSER_VERSION
-            frames.append(frame)
-            snapshots.append((snap, fetched_at, len(frame)))
-    with archive.index_path.open("a", encoding="utf-8") as fh:
-        fh.write("\n".join(index_lines) + "\n")
-    parsed = time.perf_counter()
-    prices = pd.concat(frames, ignore_index=True)
-    for start in range(0, len(prices), 250_000):  # the real suite, over every generated row
-        chunk = prices.iloc[start : start + 250_000].drop(columns=["row_index"])
-        verdict = validate_prices(chunk, (1, 10**9))
-        if not verdict.success:
-            raise SystemExit(f"the generated history fails the price suite: {verdict}")
-    validated = time.perf_counter()
-    now = datetime.now(UTC)
-    pages = pd.DataFrame(
-        [
-            ("skypilot", s.url, at, 200, "text/csv", s.size_bytes, s.sha256, None, None,
-             s.archive_path, "live", skypilot.PARSER_VERSION, now)
-            for s, at, _ in snapshots
-        ],
-        columns=["source", "url", "fetched_at", "http_status", "content_type", "size_bytes",
-                 "sha256", "etag", "last_modified", "archive_path", "origin", "parser_version",
-                 "loaded_at"],
-    )  # fmt: skip
-    checks = pd.DataFrame(
-        [
-            ("skypilot", s.url, at, s.sha256, verdict.suite, True, n, "[]", "[]", now)
-            for s, at, n in snapshots
-        ],
-        columns=["source", "snapshot_url", "snapshot_fetched_at", "snapshot_sha256", "suite",
-                 "success", "row_count", "failed_expectations", "sample_rows", "validated_at"],
-    )  # fmt: skip
-    con = duckdb.connect(str(paths.db_path))
-    try:
-        db.ensure_raw_schema(con)
-        for table, frame in (
-            ("page_snapshots", pages), ("price_observations", prices),
-            ("snapshot_validations", checks),
-        ):  # fmt: skip
-            con.register("_bulk", frame)
-            con.execute(f"insert into raw.{table} by name select * from _bulk")
-            con.unregister("_bulk")
-    finally:
-        con.close()
-    return {
-        "snapshots": len(snapshots),
-        "price_rows": len(prices),
-        "parse_s": parsed - began,
-        "gx_s": validated - parsed,
-        "load_s": time.perf_counter() - validated,
-    }
-
-
-def add_benchmark_runs(paths, total: int) -> int:
-    """Replicate the real runs (throughputs jittered by up to 5 %) until there are `total`."""
-    import duckdb
-
-    con = duckdb.connect(str(paths.db_path))
-    try:
-        real = con.execute("select count(*) from raw.benchmark_runs").fetchone()[0]
-        copies = max(0, -(-total // real) - 1) if real else 0
-        throughput = [
-            r[0]
-            for r in con.execute(
-                "select column_name from information_schema.columns where table_schema = 'raw' "
-                "and table_name = 'benchmark_runs' and column_name like '%throughput%'"
-            ).fetchall()
-        ]
-        jitter = ", ".join(f"b.{c} * (0.95 + 0.1 * random()) as {c}" for c in throughput)
-        con.execute("select setseed(0.42)")
-        con.execute(
-            f"""insert into raw.benchmark_runs by name
-                select b.* replace (b.snapshot_url || '#copy' || t.i as snapshot_url, {jitter})
-                from raw.benchmark_runs as b, range(1, {copies + 1}) as t(i)
-                where b.snapshot_url not like '%#copy%'"""
-        )
-        return con.execute("select count(*) from raw.benchmark_runs").fetchone()[0]
-    finally:
-        con.close()
-
+from perf_floor import floor  # noqa: E402
+from perf_history import (  # noqa: E402
+    END,
+    Market,
+    MarketDays,
+    add_benchmark_runs,
+    catalog_url,
+    load_history,
+)
 
 # ------------------------------------------------------------------ serving day D+1
 
@@ -450,19 +267,6 @@ def _step_seconds(run_id: str) -> dict[str, float]:
     return grouped
 
 
-class MarketDays:
-    """The first `days` days of a Market (same series, shorter history)."""
-
-    def __init__(self, market: Market, days: int):
-        self.market, self.days = market, market.days[:days]
-
-    def providers(self):
-        return self.market.providers()
-
-    def catalog(self, provider, day_index):
-        return self.market.catalog(provider, day_index)
-
-
 def build_base(home: Path) -> dict:
     """A warehouse with the demo archive loaded by a real offline refresh."""
     from pipelines.refresh import run_refresh
@@ -474,75 +278,6 @@ def build_base(home: Path) -> dict:
     if not result.success:
         raise SystemExit(f"loading the demo archive failed:\n{log.getvalue()[-3000:]}")
     return {"demo_refresh_s": round(time.perf_counter() - t, 1)}
-
-
-# ------------------------------------------------------------------ the floor
-
-
-FLOOR_MODEL = "select provider, count(*) as n, avg(price_per_hour) as p from raw_prices group by 1"
-
-
-def floor(work: Path) -> dict:
-    """A minimal Dagster + GX + dbt run: one asset validates one catalog's rows with the price
-    suite and writes them to DuckDB, one dbt build of one model over them."""
-    import dagster as dg
-    import duckdb
-    from dagster_dbt import DbtCliResource
-
-    from pipelines.defs.ingest import _frame
-    from pipelines.defs.quality import validate_prices
-    from sources import skypilot
-
-    project = work / "floor_dbt"
-    (project / "models").mkdir(parents=True, exist_ok=True)
-    (project / "dbt_project.yml").write_text(
-        "name: floor\nversion: '1.0'\nconfig-version: 2\nprofile: floor\nmodel-paths: [models]\n"
-    )
-    db_file = work / "floor.duckdb"
-    (project / "profiles.yml").write_text(
-        f"floor:\n  target: t\n  outputs:\n    t:\n      type: duckdb\n      path: '{db_file}'\n"
-    )
-    (project / "models" / "offers.sql").write_text(FLOOR_MODEL + "\n")
-    market = Market(1, 8, 3, [END])
-    url = catalog_url("http://127.0.0.1", "bench-cloud-00")
-    content = market.catalog("bench-cloud-00", 0)
-    dbt = str(Path(sys.executable).parent / "dbt")
-
-    @dg.asset
-    def raw_prices():
-        frame = _frame(skypilot.parse(content, url, datetime.now(UTC)).records)
-        assert validate_prices(frame, (1, 1000)).success
-        con = duckdb.connect(str(db_file))
-        con.register("f", frame)
-        con.execute("create or replace table raw_prices as select * from f")
-        con.close()
-
-    @dg.asset(deps=[raw_prices])
-    def offers(dbt_floor: DbtCliResource):
-        dbt_floor.cli(["build"], manifest=None).wait()
-
-    job = dg.define_asset_job("floor", executor_def=dg.in_process_executor)
-    defs = dg.Definitions(
-        assets=[raw_prices, offers],
-        jobs=[job],
-        resources={
-            "dbt_floor": DbtCliResource(
-                project_dir=str(project), profiles_dir=str(project), dbt_executable=dbt
-            )
-        },
-    )
-    subprocess.run([dbt, "parse", "--project-dir", str(project), "--profiles-dir", str(project)],
-                   check=True, capture_output=True)  # fmt: skip
-    times = []
-    for _ in range(3):
-        t = time.perf_counter()
-        with dg.DagsterInstance.ephemeral() as instance:
-            assert defs.resolve_job_def("floor").execute_in_process(instance=instance).success
-        times.append(time.perf_counter() - t)
-    return {
-        "floor_s": round(statistics.median(times), 1),
-        "floor_runs_s": [round(x, 1) for x in times],
-    }
 
 
 # ------------------------------------------------------------------ driver
@@ -557,7 +292,7 @@ def machine() -> str:
 def render(meta: dict, sizes: list[dict]) -> str:
     floor_s = meta["floor"]["floor_s"]
     lines = [
-        f"# gpuledger scale benchmark ({meta['when']})",
+        f"# gpuledger scale run ({meta['when']})",
         "",
         f"Machine: {meta['machine']}. {meta['providers']} providers x {meta['gpus']} GPUs x "
         f"{meta['regions']} regions x on-demand and spot (every other provider), plus the demo "
@@ -598,7 +333,7 @@ def main() -> int:
     parser.add_argument("--regions", type=int, default=3)
     parser.add_argument("--days", default="30,90,365,1095")
     parser.add_argument("--runs", type=int, default=5000)
-    parser.add_argument("--out", default=str(ROOT / "bench" / "scale.md"))
+    parser.add_argument("--out", default=str(ROOT / "perf" / "scale.md"))
     parser.add_argument("--work", help="working folder (default: a temporary one, removed)")
     parser.add_argument("--keep", action="store_true", help="keep each size's warehouse")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: one size
@@ -628,12 +363,12 @@ def main() -> int:
         print(json.dumps(one_size(work, args.one, args)))
         return 0
 
-    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="gpuledger-bench-"))
+    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="gpuledger-perf-"))
     work.mkdir(parents=True, exist_ok=True)
     me = [sys.executable, str(Path(__file__).resolve())]
     common = ["--providers", str(args.providers), "--gpus", str(args.gpus), "--regions",
               str(args.regions), "--runs", str(args.runs), "--work", str(work)]  # fmt: skip
-    print(f"gpuledger scale benchmark in {work} ({machine()})", flush=True)
+    print(f"gpuledger scale run in {work} ({machine()})", flush=True)
     floor_dir = work / "floor"
     floor_dir.mkdir(exist_ok=True)
     fl = json.loads(_child([*me, "--floor-only", "--work", str(floor_dir)]))

@@ -1,4 +1,4 @@
-"""Read-only queries behind `gpuledger rank --workload` and `gpuledger explain`.
+"""`gpuledger rank --workload`, `gpuledger explain` and the class leaders `refresh` ends with.
 
 Both read the marts only (fct_gpu_rankings_daily, fct_workload_costs_daily,
 fct_throughput_evidence, int_workload_memory_fit, fct_benchmark_runs, the seeds); no Dagster.
@@ -13,11 +13,7 @@ from typing import Any
 
 import duckdb
 
-from warehouse.queries import WarehouseMissing, _connect
-
-
-class NotFound(Exception):
-    pass
+from warehouse.queries import NotFound, WarehouseMissing, connect_published
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
@@ -53,7 +49,7 @@ def _day(con, workload: str, day: date | None) -> date:
 
 
 def workload_ranking(workload: str, day: date | None = None) -> dict[str, Any]:
-    con = _connect()
+    con = connect_published()
     try:
         try:
             _check_class(con, workload)
@@ -147,7 +143,7 @@ def _fmt(value, width: int, digits: int) -> str:
 
 def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, Any]:
     """The whole chain behind one (class, GPU, day) cell, from the marts."""
-    con = _connect()
+    con = connect_published()
     try:
         _check_class(con, workload)
         day = _day(con, workload, day)
@@ -312,7 +308,7 @@ def _num(value, digits: int = 3) -> str:
 
 def leaders(not_after: date | None = None) -> dict[str, Any]:
     """Each workload class's rank-1 GPU (and cheapest model API) on its newest ranked day."""
-    con = _connect()
+    con = connect_published()
     try:
         try:
             rows = _rows(

@@ -1,6 +1,6 @@
 """Throughput of the generic table extractor on the real page captures in tests/fixtures.
 
-    .venv/bin/python scripts/bench_extractor.py [rounds]
+    .venv/bin/python scripts/perf_extractor.py [rounds]
 
 Parses every CoreWeave docs version and the EverXCloud page `rounds` times through their source
 parsers (extract tables, classify headers, parse numbers) and prints pages/s and MB/s.
@@ -34,7 +34,7 @@ def main(rounds: int) -> None:
     rows = 0
     for _ in range(rounds):
         for module, content in pages:
-            result = module.parse(content, "bench", at)
+            result = module.parse(content, "perf", at)
             rows += len(result.records) + len(result.specs)
     elapsed = time.perf_counter() - started
     n = rounds * len(pages)

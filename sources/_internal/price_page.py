@@ -24,9 +24,9 @@ import os
 import re
 from datetime import datetime
 
-from sources._parsing import parse_locale_number, parse_money
-from sources._tables import Table, extract_tables, find_tables
-from sources.records import ParseResult, PriceObservation, RowError
+from sources._internal.parsing import parse_locale_number, parse_money
+from sources._internal.records import ParseResult, PriceObservation, RowError
+from sources._internal.tables import Table, extract_tables, find_tables
 
 _MODEL_WORDS: list[tuple[str, re.Pattern]] = [
     ("reserved_3y", re.compile(r"3[- ]?(year|yr|jahr)|36[- ]?(month|monat)|three[- ]year")),

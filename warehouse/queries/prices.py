@@ -1,4 +1,5 @@
-"""Read-only queries behind the CLI. Never imports Dagster; reads the published copy only."""
+"""`gpuledger rank` without a workload class (GPUs by USD per GPU-hour) and `gpuledger sources`
+(health per source). Read-only, on the published copy."""
 
 from __future__ import annotations
 
@@ -7,25 +8,13 @@ from typing import Any
 
 import duckdb
 
-from warehouse import paths as wpaths
-from warehouse import publish
-
-
-class WarehouseMissing(Exception):
-    pass
-
-
-def _connect() -> duckdb.DuckDBPyConnection:
-    try:
-        return publish.connect(wpaths.current())
-    except publish.NotPublished as exc:
-        raise WarehouseMissing(str(exc)) from exc
+from warehouse.queries import WarehouseMissing, connect_published
 
 
 def ranking(
     day: date | None = None, pricing_model: str = "on_demand", not_after: date | None = None
 ) -> dict[str, Any]:
-    con = _connect()
+    con = connect_published()
     try:
         try:
             if day is None:
@@ -90,7 +79,7 @@ def render_ranking(result: dict[str, Any], limit: int | None = None) -> str:
 
 
 def source_health() -> list[dict[str, Any]]:
-    con = _connect()
+    con = connect_published()
     try:
         try:
             cur = con.execute("select * from marts.source_health order by source")

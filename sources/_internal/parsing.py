@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from sources.records import ParseError
+from sources._internal.records import ParseError
 
 _FOOTNOTE = re.compile(r"^\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*\^\s*[0-9]+\s*$")
 _PLAIN = re.compile(r"^\s*[-+]?[0-9][0-9,]*(?:\.[0-9]+)?\s*$")

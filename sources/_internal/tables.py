@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
 
-from sources._parsing import decode_text
-from sources.records import ParseError
+from sources._internal.parsing import decode_text
+from sources._internal.records import ParseError
 
 # Order matters: the first rule whose pattern matches the normalised header wins.
 HEADER_RULES: list[tuple[str, re.Pattern]] = [

@@ -1,6 +1,6 @@
 """Backfill in one pass against running each day in order, on the demo archive.
 
-    .venv/bin/python scripts/bench_backfill.py [DAYS] [END]     (default 90 days to 2026-08-22)
+    .venv/bin/python scripts/perf_backfill.py [DAYS] [END]     (default 90 days to 2026-08-22)
 
 Two fresh warehouses from the shipped demo archive: one runs the daily job for each of the DAYS
 days in order (as the schedule would have), the other runs `gpuledger backfill` over the same

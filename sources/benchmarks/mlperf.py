@@ -1,0 +1,167 @@
+"""MLPerf Inference: `summary_results.json`, a result folder's `mlperf_log_summary.txt` and
+`mlperf_log_detail.txt` (MLLOG lines), and the hardware of a `systems/<system>.json`."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from sources._internal.records import BenchmarkRun, ParseError
+from sources.benchmarks.common import Context, base_run, num, precision_of, split_stack, whole
+
+
+def mlperf_summary_results(doc: list, ctx: Context) -> list[BenchmarkRun]:
+    """MLPerf Inference `summary_results.json`: one record per (system, model, scenario)."""
+    runs = []
+    for i, rec in enumerate(doc):
+        if not isinstance(rec, dict):
+            raise ParseError(ctx.where, f"[{i}]", "not a result record")
+        units = str(rec.get("Performance_Units") or "")
+        value = num(rec.get("Performance_Result"))
+        unit = (
+            "tokens"
+            if "token" in units.lower()
+            else "samples"
+            if "sample" in units.lower()
+            else "requests"
+        )
+        stack, version = split_stack(rec.get("Software"))
+        runs.append(
+            base_run(
+                ctx,
+                f"[{i}] {rec.get('ID', '')}".strip(),
+                "mlperf_summary_results",
+                "mlperf inference",
+                tool_version=rec.get("version"),
+                model_id=rec.get("Model") or rec.get("UsedModel"),
+                precision=precision_of(rec.get("weight_data_types")),
+                serving_stack=stack,
+                serving_stack_version=version,
+                gpu_name_raw=rec.get("Accelerator"),
+                gpu_count=whole(rec.get("a#")),
+                scenario=rec.get("Scenario"),
+                output_tokens_per_s=value if unit == "tokens" else None,
+                output_unit=unit,
+                output_units_per_s=value,
+            )
+        )
+    return runs
+
+
+_NS_PCT = re.compile(
+    r"^(\d+(?:\.\d+)?) percentile (first token latency|latency|time to output token) \(ns\)$"
+)
+
+
+def mlperf_log_summary(text: str, ctx: Context) -> BenchmarkRun:
+    """`mlperf_log_summary.txt` of a result directory (Offline or Server scenario)."""
+    kv: dict[str, str] = {}
+    for line in text.splitlines():
+        if ":" in line:
+            key, _, value = line.partition(":")
+            kv.setdefault(key.strip().lower(), value.strip())
+    scenario = kv.get("scenario")
+    if not scenario:
+        raise ParseError(ctx.where, "Scenario", "MLPerf summary without a scenario line")
+    lat: dict[str, float | None] = {}
+    metric_of = {"latency": "e2e", "first token latency": "ttft", "time to output token": "tpot"}
+    for key, value in kv.items():
+        m = _NS_PCT.match(key)
+        if m and m.group(1) in ("50.00", "95.00", "99.00"):
+            lat[f"{metric_of[m.group(2)]}_p{int(float(m.group(1)))}_ms"] = num(value) / 1e6
+    for key, metric in (("mean latency (ns)", "e2e"), ("mean first token latency (ns)", "ttft"),
+                        ("mean time to output token (ns)", "tpot")):  # fmt: skip
+        if num(kv.get(key)) is not None:
+            lat[f"{metric}_mean_ms"] = num(kv[key]) / 1e6
+    tokens = num(kv.get("tokens per second") or kv.get("completed tokens per second"))
+    samples = num(kv.get("samples per second") or kv.get("completed samples per second"))
+    sut = kv.get("sut name", "")
+    model = re.sub(r"-(Offline|Server|SingleStream|MultiStream)-SUT$", "", sut) or None
+    valid = kv.get("result is", "").upper()
+    if valid not in ("VALID", ""):
+        _invalid(ctx, valid)
+    return base_run(
+        ctx,
+        "document",
+        "mlperf_log_summary",
+        "mlperf loadgen",
+        model_id=model,
+        scenario=scenario,
+        request_rate=num(kv.get("target_qps")) if scenario == "Server" else None,
+        request_throughput_rps=samples,
+        output_tokens_per_s=tokens,
+        output_unit="tokens" if tokens is not None else "samples",
+        output_units_per_s=tokens if tokens is not None else samples,
+        percentile_source="tool_summary",
+        **lat,
+    )
+
+
+def _invalid(ctx: Context, valid: str):
+    raise ParseError(
+        ctx.where, "Result is", f"MLPerf marks this result {valid}: not a measurement to use"
+    )
+
+
+def mlperf_log_detail(text: str, ctx: Context) -> BenchmarkRun:
+    """`mlperf_log_detail.txt`: `:::MLLOG {json}` lines; the result_* keys carry the figures."""
+    values: dict[str, Any] = {}
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.startswith(":::MLLOG"):
+            continue
+        try:
+            entry = json.loads(line[len(":::MLLOG") :].strip())
+        except json.JSONDecodeError as exc:
+            raise ParseError(ctx.where, f"line {n}", f"MLLOG entry is not JSON: {exc.msg}") from exc
+        if isinstance(entry, dict) and "key" in entry:
+            values[entry["key"]] = entry.get("value")
+    scenario = values.get("effective_scenario") or values.get("requested_scenario")
+    if scenario is None:
+        raise ParseError(ctx.where, "effective_scenario", "no MLLOG scenario entry")
+    validity = str(values.get("result_validity", "VALID")).upper()
+    if validity != "VALID":
+        _invalid(ctx, validity)
+    lat: dict[str, float | None] = {}
+    for key, value in values.items():
+        m = re.match(r"result_(first_token_)?(\d+\.\d+)_percentile_latency_ns$", key)
+        if m and m.group(2) in ("50.00", "95.00", "99.00"):
+            metric = "ttft" if m.group(1) else "e2e"
+            lat[f"{metric}_p{int(float(m.group(2)))}_ms"] = num(value) / 1e6
+    if num(values.get("result_mean_latency_ns")) is not None:
+        lat["e2e_mean_ms"] = num(values["result_mean_latency_ns"]) / 1e6
+    tokens = num(
+        values.get("result_tokens_per_second") or values.get("result_completed_tokens_per_second")
+    )
+    samples = num(
+        values.get("result_samples_per_second") or values.get("result_completed_samples_per_sec")
+    )
+    return base_run(
+        ctx,
+        "document",
+        "mlperf_log_detail",
+        "mlperf loadgen",
+        tool_version=values.get("loadgen_version"),
+        model_id=values.get("test_model") or values.get("model"),
+        scenario=scenario,
+        request_throughput_rps=samples,
+        output_tokens_per_s=tokens,
+        output_unit="tokens" if tokens is not None else "samples",
+        output_units_per_s=tokens if tokens is not None else samples,
+        percentile_source="tool_summary",
+        **lat,
+    )
+
+
+def mlperf_system_hints(doc: dict) -> dict[str, str]:
+    """An MLPerf `systems/<name>.json` as hints for the result files beside it."""
+    per_node = whole(doc.get("accelerators_per_node")) or 0
+    nodes = whole(doc.get("number_of_nodes")) or 1
+    hints = {
+        "gpu": str(doc.get("accelerator_model_name") or ""),
+        "gpu_count": str(per_node * nodes) if per_node else "",
+        "stack": split_stack(doc.get("framework"))[0] or "",
+        "stack_version": split_stack(doc.get("framework"))[1] or "",
+        "hardware_source": "system_description",
+    }
+    return {k: v for k, v in hints.items() if v}
