@@ -14,4 +14,4 @@ select
     s.fp8_tflops_source,
     s.tdp_w
 from {{ ref('dim_gpu') }} as g
-left join {{ ref('fct_gpu_specs') }} as s using (gpu_id)
+left join {{ ref('fct_gpu_specs') }} as s on g.gpu_id = s.gpu_id

@@ -3,7 +3,9 @@
 -- past day is ranked on the runs and specs known that day, whenever the history is rebuilt.
 select
     evidence_from,
-    lead(evidence_from) over (order by evidence_from) as evidence_until
+    lead(evidence_from) over (
+        order by evidence_from
+    ) as evidence_until
 from (
     select cast('1900-01-01' as date) as evidence_from
     union

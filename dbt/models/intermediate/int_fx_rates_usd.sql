@@ -8,17 +8,29 @@ with accepted as (
 ),
 
 latest as (
-    select rate_date, currency, per_eur
+    select
+        rate_date,
+        currency,
+        per_eur
     from accepted
     qualify row_number() over (
-        partition by rate_date, currency order by snapshot_fetched_at desc, snapshot_url
-    ) = 1
+            partition by rate_date, currency
+            order by snapshot_fetched_at desc, snapshot_url asc
+        ) = 1
 ),
 
 with_eur as (
-    select rate_date, currency, per_eur from latest
+    select
+        rate_date,
+        currency,
+        per_eur
+    from latest
     union all
-    select distinct rate_date, 'EUR', 1.0 from latest
+    select distinct
+        rate_date,
+        'EUR' as currency,
+        1.0 as per_eur
+    from latest
 )
 
 select
@@ -27,4 +39,4 @@ select
     usd.per_eur / c.per_eur as usd_per_unit
 from with_eur as c
 inner join latest as usd
-    on usd.rate_date = c.rate_date and usd.currency = 'USD'
+    on c.rate_date = usd.rate_date and usd.currency = 'USD'

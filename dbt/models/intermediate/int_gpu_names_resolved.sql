@@ -5,8 +5,9 @@
 --   2. family: the longest catalog family or alias (provider-specific aliases first) that starts the key;
 --   3. variant hint from the name and offer id: SXM/HGX/NVLINK -> sxm, PCIE -> pcie, NVL (not NVL72) -> nvl,
 --      else the alias's variant;
---   4. memory hint from the raw name ("A100-80GB", "H200-SXM-141GB"); a memory size from the record (e.g. GpuInfo) is used only
---      when it picks exactly one candidate (catalogs sometimes put host RAM there);
+--   4. memory hint from the raw name ("A100-80GB", "H200-SXM-141GB"); a memory size from the record
+--      (e.g. GpuInfo) is used only when it picks exactly one candidate (catalogs sometimes put host
+--      RAM there);
 --   5. exactly one catalog row left -> resolved; none -> unknown; several -> ambiguous.
 -- Names come from every source: price rows (keyed by provider), spec rows (keyed by source) and
 -- benchmark runs (provider 'benchmark').
@@ -45,10 +46,20 @@ keyed as (
 ),
 
 family_keys as (
-    select distinct '*' as provider, family as alias, family, cast(null as varchar) as alias_variant, 1 as priority
+    select distinct
+        '*' as provider,
+        family as alias,
+        family,
+        cast(null as varchar) as alias_variant,
+        1 as priority
     from {{ ref('gpu_catalog') }}
     union all
-    select provider, alias, family, nullif(variant, ''), case when provider = '*' then 1 else 0 end
+    select
+        provider,
+        alias,
+        family,
+        nullif(variant, '') as alias_variant,
+        case when provider = '*' then 1 else 0 end as priority
     from {{ ref('gpu_aliases') }}
 ),
 
@@ -61,11 +72,11 @@ family_match as (
     from keyed as k
     left join family_keys as f
         on starts_with(k.name_key, f.alias)
-        and (f.provider = '*' or f.provider = k.provider)
+        and (f.provider = '*' or k.provider = f.provider)
     qualify row_number() over (
-        partition by k.provider, k.gpu_name_raw, k.offer_id, k.gpu_memory_gb
-        order by f.priority asc nulls last, length(f.alias) desc nulls last
-    ) = 1
+            partition by k.provider, k.gpu_name_raw, k.offer_id, k.gpu_memory_gb
+            order by f.priority asc nulls last, length(f.alias) desc nulls last
+        ) = 1
 ),
 
 hinted as (
@@ -92,11 +103,11 @@ candidates as (
         h.gpu_memory_gb,
         c.gpu_id,
         h.gpu_memory_gb is not null
-            and abs(c.memory_gb - h.gpu_memory_gb) <= 0.1 * c.memory_gb as is_memory_match
+        and abs(c.memory_gb - h.gpu_memory_gb) <= 0.1 * c.memory_gb as is_memory_match
     from hinted as h
     inner join {{ ref('gpu_catalog') }} as c
-        on c.family = h.family
-        and (h.variant_hint is null or c.variant = h.variant_hint)
+        on h.family = c.family
+        and (h.variant_hint is null or h.variant_hint = c.variant)
         and (h.name_memory_gb is null or abs(c.memory_gb - h.name_memory_gb) <= 0.1 * c.memory_gb)
 ),
 
@@ -109,8 +120,15 @@ summary as (
         count(*) as n_candidates,
         count(*) filter (where is_memory_match) as n_memory_matches,
         coalesce(
-            string_agg(gpu_id, '|' order by gpu_id) filter (where is_memory_match),
-            string_agg(gpu_id, '|' order by gpu_id)
+            string_agg(
+                gpu_id, '|'
+                order by gpu_id
+            ) filter (where is_memory_match
+            ),
+            string_agg(
+                gpu_id, '|'
+                order by gpu_id
+            )
         ) as candidate_gpu_ids,
         min(gpu_id) filter (where is_memory_match) as memory_match_gpu_id,
         min(gpu_id) as only_gpu_id
@@ -140,9 +158,12 @@ select
     end as resolution,
     case
         when h.family is null then 'no catalog family or alias matches name key ' || h.name_key
-        when coalesce(s.n_candidates, 0) = 0 then
-            'family ' || h.family || ' has no catalog entry with variant '
-            || coalesce(h.variant_hint, 'any') || ' and memory ' || coalesce(cast(h.name_memory_gb as varchar), 'any')
+        when coalesce(s.n_candidates, 0) = 0
+            then
+                'family ' || h.family || ' has no catalog entry with variant '
+                || coalesce(h.variant_hint, 'any')
+                || ' and memory '
+                || coalesce(cast(h.name_memory_gb as varchar), 'any')
         when s.n_memory_matches = 1 or s.n_candidates = 1 then null
         else 'several catalog entries fit (' || s.candidate_gpu_ids || '); add an alias with the variant'
     end as unresolved_reason

@@ -12,33 +12,44 @@ with observed as (
         a.fp8_tflops
     from ({{ accepted_rows(ref('stg_gpu_specs'), 'gpu_specs') }}) as a
     inner join {{ ref('int_gpu_names_resolved') }} as names
-        on names.provider = a.source
-        and names.gpu_name_raw = a.gpu_name_raw
-        and names.offer_id = a.offer_id
+        on a.source = names.provider
+        and a.gpu_name_raw = names.gpu_name_raw
+        and a.offer_id = names.offer_id
         and names.gpu_memory_gb is not distinct from a.memory_gb
     where names.gpu_id is not null and a.observed_date <= {{ as_of_date() }}
 ),
 
 per_epoch as (
-    select e.evidence_from, o.*
+    select
+        e.evidence_from,
+        o.*
     from {{ ref('int_evidence_epochs') }} as e
     inner join observed as o
-        on o.observed_date <= e.evidence_from
+        on e.evidence_from >= o.observed_date
     qualify row_number() over (
-        partition by e.evidence_from, o.source, o.gpu_id order by o.observed_at desc
-    ) = 1
+            partition by e.evidence_from, o.source, o.gpu_id
+            order by o.observed_at desc
+        ) = 1
     union all by name
-    select e.evidence_from, 'vendor_datasheet' as source, d.gpu_id,
-           cast(null as date) as observed_date, cast(null as timestamptz) as observed_at,
-           d.memory_bandwidth_gb_s, d.fp16_tflops, d.fp8_tflops
+    select
+        e.evidence_from,
+        'vendor_datasheet' as source,
+        d.gpu_id,
+        cast(null as date) as observed_date,
+        cast(null as timestamptz) as observed_at,
+        d.memory_bandwidth_gb_s,
+        d.fp16_tflops,
+        d.fp8_tflops
     from {{ ref('int_evidence_epochs') }} as e
     cross join {{ ref('gpu_datasheet_specs') }} as d
 ),
 
 ranked as (
-    select p.*, coalesce(pr.priority, 99) as priority
+    select
+        p.*,
+        coalesce(pr.priority, 99) as priority
     from per_epoch as p
-    left join {{ ref('spec_source_priority') }} as pr on pr.source = p.source
+    left join {{ ref('spec_source_priority') }} as pr on p.source = pr.source
 )
 
 select

@@ -21,12 +21,12 @@ select
     a.snapshot_sha256
 from accepted as a
 inner join {{ ref('int_gpu_names_resolved') }} as names
-    on names.provider = a.source
-    and names.gpu_name_raw = a.gpu_name_raw
-    and names.offer_id = a.offer_id
+    on a.source = names.provider
+    and a.gpu_name_raw = names.gpu_name_raw
+    and a.offer_id = names.offer_id
     and names.gpu_memory_gb is not distinct from a.memory_gb
 where names.gpu_id is not null
 qualify row_number() over (
-    partition by a.source, names.gpu_id
-    order by a.observed_at desc, a.gpu_name_raw, a.offer_id
-) = 1
+        partition by a.source, names.gpu_id
+        order by a.observed_at desc, a.gpu_name_raw asc, a.offer_id asc
+    ) = 1

@@ -10,39 +10,54 @@ accepted as (
     select *
     from ({{ accepted_rows(ref('stg_api_prices'), 'api_prices') }})
     qualify dense_rank() over (
-        partition by source order by snapshot_fetched_at desc, snapshot_url
-    ) = 1
+            partition by source
+            order by snapshot_fetched_at desc, snapshot_url asc
+        ) = 1
 ),
 
 matched as (
-    select c.workload_class, a.*
+    select
+        c.workload_class,
+        a.*
     from accepted as a
     inner join {{ ref('model_reference') }} as m
         on m.api_model_pattern is not null
         and regexp_matches(lower(a.model_id), m.api_model_pattern)
     inner join {{ ref('workload_classes') }} as c
-        on c.model_ref = m.model_ref and c.class_kind = 'llm_serving'
+        on m.model_ref = c.model_ref and c.class_kind = 'llm_serving'
     where a.input_per_mtok is not null and a.output_per_mtok is not null
 ),
 
 in_force as (
-    select d.day, m.*
+    select
+        d.day,
+        m.*
     from days as d
     inner join matched as m
-        on m.valid_from is null or m.valid_from <= d.day
+        on m.valid_from is null or d.day >= m.valid_from
     qualify row_number() over (
-        partition by d.day, m.workload_class, m.source, m.provider, m.model_id
-        order by m.valid_from desc nulls last, m.row_index
-    ) = 1
+            partition by d.day, m.workload_class, m.source, m.provider, m.model_id
+            order by m.valid_from desc nulls last, m.row_index asc
+        ) = 1
 ),
 
 -- The rate of each (day, currency) needed, looked up once: an ASOF join straight against the
 -- priced rows is planned poorly by DuckDB (seconds instead of milliseconds).
 fx_needed as (
-    select n.day, n.currency, fx.usd_per_unit, fx.rate_date
-    from (select distinct day, currency from in_force where currency <> 'USD') as n
+    select
+        n.day,
+        n.currency,
+        fx.usd_per_unit,
+        fx.rate_date
+    from (
+        select distinct
+            day,
+            currency
+        from in_force
+        where currency <> 'USD'
+    ) as n
     asof left join {{ ref('int_fx_rates_usd') }} as fx
-        on fx.currency = n.currency and n.day >= fx.rate_date
+        on n.currency = fx.currency and n.day >= fx.rate_date
 )
 
 select
@@ -66,4 +81,4 @@ select
     p.snapshot_fetched_at,
     p.snapshot_sha256
 from in_force as p
-left join fx_needed as fx on fx.day = p.day and fx.currency = p.currency
+left join fx_needed as fx on p.day = fx.day and p.currency = fx.currency

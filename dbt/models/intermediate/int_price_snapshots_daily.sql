@@ -32,7 +32,7 @@ in_reach as (
         date_diff('day', snapshots.observed_date, days.day) as days_since_observed
     from days
     inner join snapshots
-        on snapshots.observed_date <= days.day
+        on days.day >= snapshots.observed_date
         and days.day <= coalesce(
             snapshots.valid_until_date,
             snapshots.observed_date + {{ var('max_staleness_days') }}
@@ -44,6 +44,6 @@ select
     days_since_observed > 0 and valid_until_date is null as is_stale
 from in_reach
 qualify row_number() over (
-    partition by day, source, provider
-    order by observed_at desc, snapshot_fetched_at desc, snapshot_url
-) = 1
+        partition by day, source, provider
+        order by observed_at desc, snapshot_fetched_at desc, snapshot_url asc
+    ) = 1

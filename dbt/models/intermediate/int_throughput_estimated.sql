@@ -11,10 +11,7 @@
 -- TFLOPS of the class precision: FP8 for fp8/int8 where known, else FP16/BF16. One row per
 -- evidence epoch: the specs known by its first day (int_gpu_specs_by_epoch).
 with classes as (
-    select c.*, m.params_b, m.active_params_b, m.layers, m.kv_heads, m.head_dim
-    from {{ ref('workload_classes') }} as c
-    inner join {{ ref('model_reference') }} as m
-        on m.model_ref = c.model_ref
+    select * from {{ ref('int_workload_classes_joined') }}
 ),
 
 inputs as (
@@ -46,10 +43,10 @@ inputs as (
             as kv_bytes_per_token
     from classes as c
     inner join {{ ref('int_workload_memory_fit') }} as f
-        on f.workload_class = c.workload_class
+        on c.workload_class = f.workload_class
     cross join {{ ref('int_evidence_epochs') }} as ep
     left join {{ ref('int_gpu_specs_by_epoch') }} as s
-        on s.gpu_id = f.gpu_id and s.evidence_from = ep.evidence_from
+        on f.gpu_id = s.gpu_id and ep.evidence_from = s.evidence_from
     where f.gpus_needed is not null
 ),
 
@@ -57,17 +54,19 @@ bounds as (
     select
         *,
         case when class_kind = 'llm_serving' and memory_bandwidth_gb_s is not null then
-            concurrency * gpus_needed * memory_bandwidth_gb_s * 1e9 * {{ var('bandwidth_efficiency') }}
-            / (weights_gb * 1e9 + concurrency * kv_bytes_per_token * (input_len + output_len / 2.0))
+                concurrency * gpus_needed * memory_bandwidth_gb_s * 1e9 * {{ var('bandwidth_efficiency') }}
+                / (weights_gb * 1e9 + concurrency * kv_bytes_per_token * (input_len + output_len / 2.0))
         end as decode_bound_per_s,
         case
             when tflops is null then null
-            when class_kind = 'llm_serving' then
-                gpus_needed * tflops * 1e12 * {{ var('compute_efficiency') }}
-                / (2.0 * active_params_b * 1e9 * (input_len + output_len) / output_len)
-            when class_kind = 'training' then
-                gpus_needed * tflops * 1e12 * {{ var('compute_efficiency') }}
-                / (4.0 * params_b * 1e9 * tokens_per_output)
+            when class_kind = 'llm_serving'
+                then
+                    gpus_needed * tflops * 1e12 * {{ var('compute_efficiency') }}
+                    / (2.0 * active_params_b * 1e9 * (input_len + output_len) / output_len)
+            when class_kind = 'training'
+                then
+                    gpus_needed * tflops * 1e12 * {{ var('compute_efficiency') }}
+                    / (4.0 * params_b * 1e9 * tokens_per_output)
             when class_kind = 'image_generation' then
                 gpus_needed * tflops * {{ var('compute_efficiency') }} / flops_per_output_tflop
         end as compute_bound_per_s
@@ -92,9 +91,11 @@ select
     -- figure would be uncapped, so no estimate is given (estimate_missing says what is missing)
     case
         -- (DuckDB's least() skips nulls: a missing bound must void the estimate, not vanish)
-        when class_kind = 'llm_serving' then
-            case when decode_bound_per_s is not null and compute_bound_per_s is not null
-                then least(decode_bound_per_s, compute_bound_per_s) end
+        when class_kind = 'llm_serving'
+            then
+                case when decode_bound_per_s is not null and compute_bound_per_s is not null
+                        then least(decode_bound_per_s, compute_bound_per_s)
+                end
         else compute_bound_per_s
     end as unit_outputs_per_s,
     case
@@ -102,7 +103,8 @@ select
         when compute_bound_per_s is not null
             and (class_kind <> 'llm_serving' or decode_bound_per_s is not null) then 'compute'
     end as bound,
-    nullif(concat_ws(' and ',
+    nullif(concat_ws(
+        ' and ',
         case when class_kind = 'llm_serving' and memory_bandwidth_gb_s is null then 'memory bandwidth' end,
         case when tflops is null then 'dense TFLOPS' end
     ), '') as estimate_missing

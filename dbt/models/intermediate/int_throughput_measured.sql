@@ -10,10 +10,7 @@
 -- SLO per run: p95 TTFT against the class target (p99 when the run has no p95: if the p99 meets
 -- the target so does the p95; if it does not, unknown), p99 end-to-end against its target.
 with classes as (
-    select c.*, m.params_b
-    from {{ ref('workload_classes') }} as c
-    inner join {{ ref('model_reference') }} as m
-        on m.model_ref = c.model_ref
+    select * from {{ ref('int_workload_classes_joined') }}
 ),
 
 runs as (
@@ -42,15 +39,16 @@ matched as (
         case when c.class_kind = 'llm_serving' then r.output_tokens_per_s else r.output_units_per_s end
             as outputs_per_s,
         case when c.class_kind = 'llm_serving' then r.output_tokens_per_s else r.output_units_per_s end
-            / r.gpu_count as outputs_per_s_per_gpu,
+        / r.gpu_count as outputs_per_s_per_gpu,
         r.success_rate,
         r.ttft_p95_ms,
         r.ttft_p99_ms,
         r.e2e_p99_ms,
         case
             when c.slo_p95_ttft_ms is null then 'none'
-            when r.ttft_p95_ms is not null then
-                case when r.ttft_p95_ms <= c.slo_p95_ttft_ms then 'met' else 'broken' end
+            when r.ttft_p95_ms is not null
+                then
+                    case when r.ttft_p95_ms <= c.slo_p95_ttft_ms then 'met' else 'broken' end
             when r.ttft_p99_ms is not null and r.ttft_p99_ms <= c.slo_p95_ttft_ms then 'met'
             else 'unknown'
         end as ttft_slo,
@@ -63,19 +61,21 @@ matched as (
     from classes as c
     inner join runs as r
         on r.model_params_b between c.params_b / {{ var('params_match_factor') }}
-            and c.params_b * {{ var('params_match_factor') }}
-        and r.precision = c.precision
+        and c.params_b * {{ var('params_match_factor') }}
+        and c.precision = r.precision
         and (
-            (c.class_kind = 'llm_serving' and r.run_kind = 'inference' and r.output_unit = 'tokens'
+            (
+                c.class_kind = 'llm_serving' and r.run_kind = 'inference' and r.output_unit = 'tokens'
                 and r.input_len between c.input_len / {{ var('measured_match_factor') }}
-                    and c.input_len * {{ var('measured_match_factor') }}
+                and c.input_len * {{ var('measured_match_factor') }}
                 and r.output_len between c.output_len / {{ var('measured_match_factor') }}
-                    and c.output_len * {{ var('measured_match_factor') }}
+                and c.output_len * {{ var('measured_match_factor') }}
                 and (
                     r.concurrency between c.concurrency / {{ var('measured_match_factor') }}
-                        and c.concurrency * {{ var('measured_match_factor') }}
+                    and c.concurrency * {{ var('measured_match_factor') }}
                     or (r.concurrency is null and c.concurrency >= 64)
-                ))
+                )
+            )
             or (c.class_kind = 'training' and r.run_kind in ('training', 'fine_tuning'))
             or (c.class_kind = 'image_generation' and r.run_kind = 'image_generation')
         )

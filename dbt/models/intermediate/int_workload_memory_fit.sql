@@ -9,16 +9,7 @@
 --   weights + KV cache + n x runtime overhead <= n x usable memory; null = does not fit on one
 --   node of this GPU (multi-node units are not ranked).
 with classes as (
-    select
-        c.*,
-        m.params_b,
-        m.active_params_b,
-        m.layers,
-        m.kv_heads,
-        m.head_dim
-    from {{ ref('workload_classes') }} as c
-    inner join {{ ref('model_reference') }} as m
-        on m.model_ref = c.model_ref
+    select * from {{ ref('int_workload_classes_joined') }}
 ),
 
 terms as (
@@ -30,9 +21,10 @@ terms as (
         c.max_gpus,
         c.params_b * {{ bytes_per_value('c.precision') }} as weights_gb,
         case
-            when c.class_kind = 'llm_serving' then
-                2.0 * c.layers * c.kv_heads * c.head_dim * {{ bytes_per_value('c.kv_cache_precision') }}
-                * (c.input_len + c.output_len) * c.concurrency / 1e9
+            when c.class_kind = 'llm_serving'
+                then
+                    2.0 * c.layers * c.kv_heads * c.head_dim * {{ bytes_per_value('c.kv_cache_precision') }}
+                    * (c.input_len + c.output_len) * c.concurrency / 1e9
             else 0.0
         end as kv_cache_gb,
         cast(c.runtime_overhead_gb as double) as runtime_overhead_gb_per_gpu,
@@ -49,7 +41,7 @@ fits as (
             from (values (1), (2), (4), (8)) as n (n)
             where n.n <= least(t.max_gpus, 8)
                 and t.weights_gb + t.kv_cache_gb + n.n * t.runtime_overhead_gb_per_gpu
-                    <= n.n * t.usable_gb_per_gpu
+                <= n.n * t.usable_gb_per_gpu
         ) as gpus_needed
     from terms as t
 )

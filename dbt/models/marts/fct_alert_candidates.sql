@@ -8,7 +8,10 @@
 --                 (the leader is carried forward from an earlier capture); same key shape.
 -- change_pct is the new leader's cost against the old leader's on the previous ranked day.
 with source_days as (
-    select day, source, bool_or(not is_stale) as has_fresh
+    select
+        day,
+        source,
+        bool_or(not is_stale) as has_fresh
     from {{ ref('fct_gpu_offers_daily') }}
     group by all
 ),
@@ -23,7 +26,7 @@ changes as (
         ) as old_source_last_fresh_day
     from {{ ref('fct_rank_changes') }} as c
     left join source_days as sd
-        on sd.day = c.day and sd.source = c.old_source
+        on c.day = sd.day and c.old_source = sd.source
 ),
 
 rank_alerts as (
@@ -50,7 +53,7 @@ rank_alerts as (
         cause,
         case when cause = 'vanished_offer' and not old_source_fresh then old_source end as source,
         case when cause = 'vanished_offer' and not old_source_fresh then
-            day - old_source_last_fresh_day
+                day - old_source_last_fresh_day
         end as days_down,
         cast(null as varchar) as failure_reason
     from changes
@@ -91,7 +94,7 @@ capture_alerts as (
         f.snapshot_url || ': ' || f.failure_reason as failure_reason
     from {{ ref('fct_gpu_rankings_daily') }} as r
     inner join failed_captures as f
-        on f.source = r.source and f.day = r.day
+        on r.source = f.source and r.day = f.day
     where r.gpu_rank = 1
 )
 

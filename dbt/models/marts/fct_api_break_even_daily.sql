@@ -5,22 +5,35 @@
 -- serve that many (unit_capacity_outputs_per_day); where the API is cheaper per output even at
 -- full load, renting never wins (break-even null).
 with ranked as (
-    select r.day, r.workload_class, r.option_kind, r.option_key, r.option_rank
+    select
+        r.day,
+        r.workload_class,
+        r.option_kind,
+        r.option_key,
+        r.option_rank
     from {{ ref('fct_gpu_rankings_daily') }} as r
     qualify row_number() over (
-        partition by r.day, r.workload_class, r.option_kind order by r.option_rank
-    ) = 1
+            partition by r.day, r.workload_class, r.option_kind
+            order by r.option_rank
+        ) = 1
 ),
 
 best as (
     select c.*
     from ranked as r
     inner join {{ ref('fct_workload_costs_daily') }} as c
-        on c.day = r.day and c.workload_class = r.workload_class and c.option_key = r.option_key
+        on r.day = c.day and r.workload_class = c.workload_class and r.option_key = c.option_key
 ),
 
-gpu as (select * from best where option_kind = 'gpu_offer'),
-api as (select * from best where option_kind = 'model_api'),
+gpu as (
+    select * from best
+    where option_kind = 'gpu_offer'
+),
+
+api as (
+    select * from best
+    where option_kind = 'model_api'
+),
 
 joined as (
     select
@@ -39,13 +52,14 @@ joined as (
         a.offer_id as api_model,
         a.cost_per_accepted_output as api_cost_per_accepted_output
     from gpu as g
-    inner join api as a using (day, workload_class)
+    inner join api as a on g.day = a.day and g.workload_class = a.workload_class
 )
 
 select
     *,
-    case when api_cost_per_accepted_output > gpu_cost_per_accepted_output
-        then daily_rent_usd / api_cost_per_accepted_output
+    case
+        when api_cost_per_accepted_output > gpu_cost_per_accepted_output
+            then daily_rent_usd / api_cost_per_accepted_output
     end as break_even_outputs_per_day,
     case
         when api_cost_per_accepted_output <= gpu_cost_per_accepted_output then 'api_always_cheaper'

@@ -4,8 +4,8 @@
 --   success_rate: completed / attempted where the tool counted both; else goodput / request
 --     throughput where it measured goodput; else null (the tool did not count failures).
 --   A run exported twice (the JSON and a CSV flattening of it, AIPerf's JSON and CSV) is kept
---   once: rows of the same tool with the same model size, precision, GPU, count, lengths, concurrency, request
---   rate and output throughput
+--   once: rows of the same tool with the same model size, precision, GPU, count, lengths,
+--   concurrency, request rate and output throughput
 --   (to 0.1 tok/s) are one measurement; the richer format (JSON before CSV) is canonical and the
 --   others point to it through duplicate_of.
 with accepted as (
@@ -14,8 +14,9 @@ with accepted as (
     where ingested_date <= {{ as_of_date() }}
     -- the same file ingested again with other hardware hints: the newest ingestion speaks for it
     qualify dense_rank() over (
-        partition by snapshot_sha256 order by snapshot_fetched_at desc, snapshot_url
-    ) = 1
+            partition by snapshot_sha256
+            order by snapshot_fetched_at desc, snapshot_url asc
+        ) = 1
 ),
 
 resolved as (
@@ -30,7 +31,7 @@ resolved as (
     from accepted as runs
     left join {{ ref('int_gpu_names_resolved') }} as names
         on names.provider = 'benchmark'
-        and names.gpu_name_raw = runs.gpu_name_raw
+        and runs.gpu_name_raw = names.gpu_name_raw
         and names.offer_id = ''
         and names.gpu_memory_gb is null
 ),
@@ -53,17 +54,25 @@ keyed as (
         end as success_rate,
         row_number() over (
             partition by
-                regexp_replace(tool, ' \(csv\)$', ''), model_params_b, precision, coalesce(gpu_id, gpu_name_raw), gpu_count,
+                regexp_replace(tool, ' \(csv\)$', ''),
+                model_params_b,
+                precision,
+                coalesce(gpu_id, gpu_name_raw),
+                gpu_count,
                 round(input_len), round(output_len), concurrency, request_rate,
                 round(output_tokens_per_s, 1)
-            order by (format like '%csv') , snapshot_fetched_at, run_key
+            order by (format like '%csv'), snapshot_fetched_at, run_key
         ) as measurement_rank,
         first_value(run_key) over (
             partition by
-                regexp_replace(tool, ' \(csv\)$', ''), model_params_b, precision, coalesce(gpu_id, gpu_name_raw), gpu_count,
+                regexp_replace(tool, ' \(csv\)$', ''),
+                model_params_b,
+                precision,
+                coalesce(gpu_id, gpu_name_raw),
+                gpu_count,
                 round(input_len), round(output_len), concurrency, request_rate,
                 round(output_tokens_per_s, 1)
-            order by (format like '%csv') , snapshot_fetched_at, run_key
+            order by (format like '%csv'), snapshot_fetched_at, run_key
         ) as canonical_run_key
     from resolved
 )
@@ -113,10 +122,22 @@ select
     output_unit,
     output_units_per_s,
     output_units_per_s / nullif(gpu_count, 0) as output_units_per_s_per_gpu,
-    ttft_mean_ms, ttft_p50_ms, ttft_p95_ms, ttft_p99_ms,
-    tpot_mean_ms, tpot_p50_ms, tpot_p95_ms, tpot_p99_ms,
-    itl_mean_ms, itl_p50_ms, itl_p95_ms, itl_p99_ms,
-    e2e_mean_ms, e2e_p50_ms, e2e_p95_ms, e2e_p99_ms,
+    ttft_mean_ms,
+    ttft_p50_ms,
+    ttft_p95_ms,
+    ttft_p99_ms,
+    tpot_mean_ms,
+    tpot_p50_ms,
+    tpot_p95_ms,
+    tpot_p99_ms,
+    itl_mean_ms,
+    itl_p50_ms,
+    itl_p95_ms,
+    itl_p99_ms,
+    e2e_mean_ms,
+    e2e_p50_ms,
+    e2e_p95_ms,
+    e2e_p99_ms,
     time_to_complete_s,
     percentile_source,
     case

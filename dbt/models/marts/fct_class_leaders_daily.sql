@@ -6,26 +6,50 @@ with gpus as (
 ),
 
 leaders as (
-    select * from gpus where gpu_rank = 1
+    select * from gpus
+    where gpu_rank = 1
 ),
 
 runners_up as (
-    select day, workload_class, gpu_id, cost_per_accepted_output from gpus where gpu_rank = 2
+    select
+        day,
+        workload_class,
+        gpu_id,
+        cost_per_accepted_output
+    from gpus
+    where gpu_rank = 2
 ),
 
 counts as (
-    select day, workload_class, count(*) as n_gpus_ranked from gpus group by all
+    select
+        day,
+        workload_class,
+        count(*) as n_gpus_ranked
+    from gpus
+    group by all
 ),
 
 best_api as (
-    select day, workload_class, provider, offer_id, cost_per_accepted_output
+    select
+        day,
+        workload_class,
+        provider,
+        offer_id,
+        cost_per_accepted_output
     from {{ ref('fct_gpu_rankings_daily') }}
     where option_kind = 'model_api'
-    qualify row_number() over (partition by day, workload_class order by option_rank) = 1
+    qualify row_number() over (
+            partition by day, workload_class
+            order by option_rank
+        ) = 1
 ),
 
 last_day as (
-    select workload_class, max(day) as day from leaders group by all
+    select
+        workload_class,
+        max(day) as day
+    from leaders
+    group by all
 )
 
 select
@@ -59,9 +83,9 @@ select
     l.snapshot_url,
     l.snapshot_sha256
 from leaders as l
-inner join counts as c using (day, workload_class)
-inner join last_day as d using (workload_class)
-left join runners_up as r using (day, workload_class)
-left join best_api as a using (day, workload_class)
-left join {{ ref('dim_gpu') }} as g on g.gpu_id = l.gpu_id
+inner join counts as c on l.day = c.day and l.workload_class = c.workload_class
+inner join last_day as d on l.workload_class = d.workload_class
+left join runners_up as r on l.day = r.day and l.workload_class = r.workload_class
+left join best_api as a on l.day = a.day and l.workload_class = a.workload_class
+left join {{ ref('dim_gpu') }} as g on l.gpu_id = g.gpu_id
 order by l.day, l.workload_class

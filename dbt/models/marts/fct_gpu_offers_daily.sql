@@ -1,6 +1,16 @@
 -- One row per day and offer (provider, offer_id, region, zone, pricing model): the offer's price per
 -- GPU-hour in USD as of that day, with the snapshot it came from and whether it is carried forward.
-with offers as (
+-- The ECB's rates per day, and USD itself at 1 from the ECB's first day.
+with fx_rates as (
+    select * from {{ ref('int_fx_rates_usd') }}
+    union all
+    select
+        cast('1999-01-04' as date) as rate_date,
+        'USD' as currency,
+        1.0 as usd_per_unit
+),
+
+offers as (
     select
         snap.day,
         obs.source,
@@ -30,22 +40,18 @@ with offers as (
         obs.parser_version
     from {{ ref('int_price_snapshots_daily') }} as snap
     inner join {{ ref('int_price_observations_accepted') }} as obs
-        on obs.source = snap.source
-        and obs.provider = snap.provider
-        and obs.snapshot_url = snap.snapshot_url
-        and obs.snapshot_fetched_at = snap.snapshot_fetched_at
+        on snap.source = obs.source
+        and snap.provider = obs.provider
+        and snap.snapshot_url = obs.snapshot_url
+        and snap.snapshot_fetched_at = obs.snapshot_fetched_at
     -- The rate of the observation day or the nearest earlier ECB business day. USD needs no rate.
-    asof left join (
-        select * from {{ ref('int_fx_rates_usd') }}
-        union all
-        select cast('1999-01-04' as date), 'USD', 1.0
-    ) as fx
-        on fx.currency = obs.currency
+    asof left join fx_rates as fx
+        on obs.currency = fx.currency
         and obs.observed_date >= fx.rate_date
     left join {{ ref('int_gpu_names_resolved') }} as names
-        on names.provider = obs.provider
-        and names.gpu_name_raw = obs.gpu_name_raw
-        and names.offer_id = obs.offer_id
+        on obs.provider = names.provider
+        and obs.gpu_name_raw = names.gpu_name_raw
+        and obs.offer_id = names.offer_id
         and names.gpu_memory_gb is not distinct from obs.gpu_memory_gb
 )
 
@@ -55,6 +61,6 @@ select
 from offers
 -- A page may list the same offer twice; the cheaper listing stands (the other stays in raw).
 qualify row_number() over (
-    partition by day, provider, offer_id, region, zone, pricing_model
-    order by price_per_hour, gpu_name_raw, gpu_count
-) = 1
+        partition by day, provider, offer_id, region, zone, pricing_model
+        order by price_per_hour, gpu_name_raw, gpu_count
+    ) = 1

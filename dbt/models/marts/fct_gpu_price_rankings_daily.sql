@@ -7,13 +7,18 @@ with best_offer as (
     where gpu_id is not null
         and price_usd_per_gpu_hour is not null
     qualify row_number() over (
-        partition by day, pricing_model, gpu_id
-        order by price_usd_per_gpu_hour, provider, offer_id, region, zone
-    ) = 1
+            partition by day, pricing_model, gpu_id
+            order by price_usd_per_gpu_hour, provider, offer_id, region, zone
+        ) = 1
 ),
 
 offer_counts as (
-    select day, pricing_model, gpu_id, count(*) as n_offers, count(distinct provider) as n_providers
+    select
+        day,
+        pricing_model,
+        gpu_id,
+        count(*) as n_offers,
+        count(distinct provider) as n_providers
     from {{ ref('fct_gpu_offers_daily') }}
     where gpu_id is not null and price_usd_per_gpu_hour is not null
     group by all
@@ -43,4 +48,4 @@ select
     b.snapshot_url
 from best_offer as b
 inner join offer_counts as c
-    on c.day = b.day and c.pricing_model = b.pricing_model and c.gpu_id = b.gpu_id
+    on b.day = c.day and b.pricing_model = c.pricing_model and b.gpu_id = c.gpu_id

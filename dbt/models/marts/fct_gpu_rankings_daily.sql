@@ -14,15 +14,18 @@ ranked as (
         *,
         row_number() over (
             partition by day, workload_class
-            order by cost_per_accepted_output, price_usd_per_gpu_hour nulls last, gpu_id nulls last,
+            order by
+                cost_per_accepted_output, price_usd_per_gpu_hour nulls last, gpu_id nulls last,
                 option_key
         ) as option_rank,
-        case when option_kind = 'gpu_offer' then
-            row_number() over (
-                partition by day, workload_class, option_kind, gpu_id
-                order by cost_per_accepted_output, price_usd_per_gpu_hour, option_key
-            ) = 1
-        else false end as is_best_offer_of_gpu
+        case when option_kind = 'gpu_offer'
+                then
+                    row_number() over (
+                        partition by day, workload_class, option_kind, gpu_id
+                        order by cost_per_accepted_output, price_usd_per_gpu_hour, option_key
+                    ) = 1
+            else false
+        end as is_best_offer_of_gpu
     from eligible
 )
 
@@ -31,10 +34,10 @@ select
     workload_class,
     option_rank,
     case when is_best_offer_of_gpu then
-        row_number() over (
-            partition by day, workload_class, is_best_offer_of_gpu
-            order by cost_per_accepted_output, price_usd_per_gpu_hour, gpu_id
-        )
+            row_number() over (
+                partition by day, workload_class, is_best_offer_of_gpu
+                order by cost_per_accepted_output, price_usd_per_gpu_hour, gpu_id
+            )
     end as gpu_rank,
     option_kind,
     option_key,

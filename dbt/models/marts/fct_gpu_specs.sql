@@ -9,11 +9,20 @@ with ranked as (
 select
     g.gpu_id,
     {% for f in fields %}
-    (select x.{{ f }} from ranked as x where x.gpu_id = g.gpu_id and x.{{ f }} is not null
-     order by x.priority, x.source limit 1) as {{ f }},
-    (select x.source from ranked as x where x.gpu_id = g.gpu_id and x.{{ f }} is not null
-     order by x.priority, x.source limit 1) as {{ f }}_source,
+        (
+            select x.{{ f }} from ranked as x
+            where x.gpu_id = g.gpu_id and x.{{ f }} is not null
+            order by x.priority, x.source limit 1
+        ) as {{ f }},
+        (
+            select x.source from ranked as x
+            where x.gpu_id = g.gpu_id and x.{{ f }} is not null
+            order by x.priority, x.source limit 1
+        ) as {{ f }}_source,
     {% endfor %}
-    (select count(distinct x.source) from ranked as x where x.gpu_id = g.gpu_id) as n_sources
+    (
+        select count(distinct x.source) from ranked as x
+        where x.gpu_id = g.gpu_id
+    ) as n_sources
 from {{ ref('dim_gpu') }} as g
-where g.gpu_id in (select gpu_id from ranked)
+where g.gpu_id in (select rk.gpu_id from ranked as rk)

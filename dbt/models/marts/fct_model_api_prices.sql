@@ -12,8 +12,9 @@ newest_snapshot as (
     select *
     from accepted
     qualify dense_rank() over (
-        partition by source order by snapshot_fetched_at desc, snapshot_url
-    ) = 1
+            partition by source
+            order by snapshot_fetched_at desc, snapshot_url asc
+        ) = 1
 ),
 
 in_force as (
@@ -21,15 +22,21 @@ in_force as (
     from newest_snapshot
     where valid_from is null or valid_from <= {{ as_of_date() }}
     qualify row_number() over (
-        partition by source, provider, model_id
-        order by valid_from desc nulls last, row_index
-    ) = 1
+            partition by source, provider, model_id
+            order by valid_from desc nulls last, row_index asc
+        ) = 1
 ),
 
 fx as (
-    select currency, usd_per_unit, rate_date
+    select
+        currency,
+        usd_per_unit,
+        rate_date
     from {{ ref('int_fx_rates_usd') }}
-    qualify row_number() over (partition by currency order by rate_date desc) = 1
+    qualify row_number() over (
+            partition by currency
+            order by rate_date desc
+        ) = 1
 )
 
 select
@@ -53,4 +60,4 @@ select
     {{ as_of_date() }} as as_of_date
 from in_force as p
 left join fx
-    on fx.currency = p.currency
+    on p.currency = fx.currency

@@ -2,7 +2,10 @@
 -- cheapest offer, then the cheapest and dearest provider and the spread between them.
 with per_provider as (
     select
-        day, gpu_id, pricing_model, provider,
+        day,
+        gpu_id,
+        pricing_model,
+        provider,
         min(price_usd_per_gpu_hour) as price_usd_per_gpu_hour,
         bool_or(is_stale) as any_stale
     from {{ ref('fct_gpu_offers_daily') }}

@@ -10,17 +10,20 @@
 with leaders as (
     select
         r.*,
-        lag(day) over w as prev_day,
-        lag(gpu_id) over w as prev_gpu_id,
-        lag(provider) over w as prev_provider,
-        lag(offer_id) over w as prev_offer_id,
-        lag(option_key) over w as prev_option_key,
-        lag(cost_per_accepted_output) over w as prev_cost_per_accepted_output,
-        lag(evidence) over w as prev_evidence,
-        lag(source) over w as prev_source
+        lag(r.day) over w as prev_day,
+        lag(r.gpu_id) over w as prev_gpu_id,
+        lag(r.provider) over w as prev_provider,
+        lag(r.offer_id) over w as prev_offer_id,
+        lag(r.option_key) over w as prev_option_key,
+        lag(r.cost_per_accepted_output) over w as prev_cost_per_accepted_output,
+        lag(r.evidence) over w as prev_evidence,
+        lag(r.source) over w as prev_source
     from {{ ref('fct_gpu_rankings_daily') }} as r
-    where gpu_rank = 1
-    window w as (partition by workload_class order by day)
+    where r.gpu_rank = 1
+    window w as (
+        partition by workload_class
+        order by day
+    )
 ),
 
 changes as (
@@ -30,13 +33,22 @@ changes as (
 ),
 
 eligible_offers as (
-    select distinct day, workload_class, option_key
+    select distinct
+        day,
+        workload_class,
+        option_key
     from {{ ref('fct_workload_costs_daily') }}
     where is_eligible and option_kind = 'gpu_offer'
 ),
 
 evidence_by_day as (
-    select distinct day, workload_class, gpu_id, evidence, runs_used, round(unit_outputs_per_s, 6) as unit_outputs_per_s
+    select distinct
+        day,
+        workload_class,
+        gpu_id,
+        evidence,
+        runs_used,
+        round(unit_outputs_per_s, 6) as unit_outputs_per_s
     from {{ ref('fct_workload_costs_daily') }}
     where option_kind = 'gpu_offer' and is_eligible
 )
@@ -62,23 +74,25 @@ select
         when old_today.option_key is null then 'vanished_offer'
         when new_before.option_key is null then 'new_offer'
         when exists (
-            select 1
-            from evidence_by_day as a
-            inner join evidence_by_day as b
-                on b.workload_class = a.workload_class and b.gpu_id = a.gpu_id
-            where a.workload_class = c.workload_class
-                and a.day = c.day and b.day = c.prev_day
-                and a.gpu_id in (c.gpu_id, c.prev_gpu_id)
-                and (a.evidence is distinct from b.evidence
-                    or a.runs_used is distinct from b.runs_used
-                    or a.unit_outputs_per_s is distinct from b.unit_outputs_per_s)
-        ) then 'new_evidence'
+                select 1
+                from evidence_by_day as a
+                inner join evidence_by_day as b
+                    on a.workload_class = b.workload_class and a.gpu_id = b.gpu_id
+                where a.workload_class = c.workload_class
+                    and a.day = c.day and b.day = c.prev_day
+                    and a.gpu_id in (c.gpu_id, c.prev_gpu_id)
+                    and (
+                        a.evidence is distinct from b.evidence
+                        or a.runs_used is distinct from b.runs_used
+                        or a.unit_outputs_per_s is distinct from b.unit_outputs_per_s
+                    )
+            ) then 'new_evidence'
         else 'price_change'
     end as cause
 from changes as c
 left join eligible_offers as old_today
-    on old_today.day = c.day and old_today.workload_class = c.workload_class
-    and old_today.option_key = c.prev_option_key
+    on c.day = old_today.day and c.workload_class = old_today.workload_class
+    and c.prev_option_key = old_today.option_key
 left join eligible_offers as new_before
-    on new_before.day = c.prev_day and new_before.workload_class = c.workload_class
-    and new_before.option_key = c.option_key
+    on c.prev_day = new_before.day and c.workload_class = new_before.workload_class
+    and c.option_key = new_before.option_key

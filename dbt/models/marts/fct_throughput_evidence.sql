@@ -25,23 +25,29 @@ epochs as (
 measured as (
     select
         ep.evidence_from,
-        workload_class,
-        gpu_id,
+        runs.workload_class,
+        runs.gpu_id,
         count(*) as n_runs_matched,
-        count(*) filter (where not breaks_slo) as n_runs_used,
-        median(outputs_per_s_per_gpu) filter (where not breaks_slo) as per_gpu_outputs_per_s,
-        avg(success_rate) filter (where not breaks_slo) as mean_success_rate,
-        count(success_rate) filter (where not breaks_slo) as n_runs_with_success,
-        string_agg(run_key, ' ' order by run_key) filter (where not breaks_slo) as runs_used,
-        string_agg(run_key, ' ' order by run_key) filter (where breaks_slo) as runs_breaking_slo,
-        max(ttft_p95_ms) filter (where not breaks_slo) as worst_ttft_p95_ms,
-        max(e2e_p99_ms) filter (where not breaks_slo) as worst_e2e_p99_ms,
-        bool_or((ttft_slo = 'unknown' or e2e_slo = 'unknown')) filter (where not breaks_slo)
+        count(*) filter (where not runs.breaks_slo) as n_runs_used,
+        median(runs.outputs_per_s_per_gpu) filter (where not runs.breaks_slo) as per_gpu_outputs_per_s,
+        avg(runs.success_rate) filter (where not runs.breaks_slo) as mean_success_rate,
+        count(runs.success_rate) filter (where not runs.breaks_slo) as n_runs_with_success,
+        string_agg(
+            runs.run_key, ' '
+            order by runs.run_key) filter (where not runs.breaks_slo)
+            as runs_used,
+        string_agg(
+            runs.run_key, ' '
+            order by runs.run_key) filter (where runs.breaks_slo)
+            as runs_breaking_slo,
+        max(runs.ttft_p95_ms) filter (where not runs.breaks_slo) as worst_ttft_p95_ms,
+        max(runs.e2e_p99_ms) filter (where not runs.breaks_slo) as worst_e2e_p99_ms,
+        bool_or(runs.ttft_slo = 'unknown' or runs.e2e_slo = 'unknown') filter (where not runs.breaks_slo)
             as any_slo_unknown,
-        bool_and(ttft_slo = 'none' and e2e_slo = 'none') as no_slo
+        bool_and(runs.ttft_slo = 'none' and runs.e2e_slo = 'none') as no_slo
     from epochs as ep
     inner join {{ ref('int_throughput_measured') }} as runs
-        on runs.ingested_date <= ep.evidence_from
+        on ep.evidence_from >= runs.ingested_date
     group by all
 ),
 
@@ -53,10 +59,10 @@ calibration as (
         count(*) as calibration_gpus
     from measured as m
     inner join fit as f
-        on f.workload_class = m.workload_class and f.gpu_id = m.gpu_id
+        on m.workload_class = f.workload_class and m.gpu_id = f.gpu_id
     inner join {{ ref('int_throughput_estimated') }} as e
-        on e.workload_class = m.workload_class and e.gpu_id = m.gpu_id
-        and e.evidence_from = m.evidence_from
+        on m.workload_class = e.workload_class and m.gpu_id = e.gpu_id
+        and m.evidence_from = e.evidence_from
     where m.n_runs_used > 0 and e.unit_outputs_per_s > 0
     group by all
 )
@@ -113,10 +119,10 @@ select
 from fit as f
 cross join epochs as ep
 left join measured as m
-    on m.workload_class = f.workload_class and m.gpu_id = f.gpu_id
-    and m.evidence_from = ep.evidence_from
+    on f.workload_class = m.workload_class and f.gpu_id = m.gpu_id
+    and ep.evidence_from = m.evidence_from
 left join {{ ref('int_throughput_estimated') }} as e
-    on e.workload_class = f.workload_class and e.gpu_id = f.gpu_id
-    and e.evidence_from = ep.evidence_from
+    on f.workload_class = e.workload_class and f.gpu_id = e.gpu_id
+    and ep.evidence_from = e.evidence_from
 left join calibration as cal
-    on cal.workload_class = f.workload_class and cal.evidence_from = ep.evidence_from
+    on f.workload_class = cal.workload_class and ep.evidence_from = cal.evidence_from

@@ -13,8 +13,10 @@
 -- An option is eligible when it fits, the offer has at least gpus_needed GPUs, there is
 -- evidence, and no measured run breaks the SLO; otherwise ineligible_reason says why.
 with classes as (
-    select *, string_split(pricing_models, '|') as allowed_pricing_models
-    from {{ ref('workload_classes') }}
+    select
+        *,
+        string_split(pricing_models, '|') as allowed_pricing_models
+    from {{ ref('int_workload_classes_joined') }}
 ),
 
 gpu_options as (
@@ -64,7 +66,7 @@ gpu_options as (
     inner join classes as c
         on list_contains(c.allowed_pricing_models, o.pricing_model)
     inner join {{ ref('fct_throughput_evidence') }} as e
-        on e.workload_class = c.workload_class and e.gpu_id = o.gpu_id
+        on c.workload_class = e.workload_class and o.gpu_id = e.gpu_id
         and o.day >= e.evidence_from and (e.evidence_until is null or o.day < e.evidence_until)
     where o.gpu_id is not null and o.price_usd_per_gpu_hour is not null
 ),
@@ -115,7 +117,7 @@ api_options as (
             as api_cost_per_request
     from {{ ref('int_model_api_prices_daily') }} as a
     inner join classes as c
-        on c.workload_class = a.workload_class
+        on a.workload_class = c.workload_class
 ),
 
 options as (
@@ -129,7 +131,7 @@ costed as (
         *,
         success_fraction * quality_pass_rate as accepted_fraction,
         case when option_kind = 'gpu_offer' then
-            gpus_needed * price_usd_per_gpu_hour / target_utilization + overhead_usd_per_hour
+                gpus_needed * price_usd_per_gpu_hour / target_utilization + overhead_usd_per_hour
         end as effective_hourly_cost,
         case
             when option_kind = 'gpu_offer' then
@@ -137,11 +139,13 @@ costed as (
         end as accepted_outputs_per_hour,
         case
             when not fits then 'does not fit on 8 GPUs of this model (memory)'
-            when option_kind = 'gpu_offer' and offer_gpu_count < gpus_needed then
-                'offer has ' || offer_gpu_count || ' GPU(s); the class needs ' || gpus_needed
-            when option_kind = 'gpu_offer' and evidence is null then
-                'no throughput evidence: no matching benchmark run, and no estimate without the GPU''s '
-                || coalesce(estimate_missing, 'specs')
+            when option_kind = 'gpu_offer' and offer_gpu_count < gpus_needed
+                then
+                    'offer has ' || offer_gpu_count || ' GPU(s); the class needs ' || gpus_needed
+            when option_kind = 'gpu_offer' and evidence is null
+                then
+                    'no throughput evidence: no matching benchmark run, and no estimate without the GPU''s '
+                    || coalesce(estimate_missing, 'specs')
             when slo_status = 'broken' then 'every matching benchmark run breaks the class SLO'
             when option_kind = 'gpu_offer' and not (unit_outputs_per_s > 0) then 'no throughput'
         end as ineligible_reason
@@ -152,8 +156,9 @@ per_unit as (
     select
         *,
         case
-            when option_kind = 'model_api' and api_cost_per_request > 0 then
-                output_len * accepted_fraction / api_cost_per_request
+            when option_kind = 'model_api' and api_cost_per_request > 0
+                then
+                    output_len * accepted_fraction / api_cost_per_request
             when class_kind = 'llm_serving' then accepted_outputs_per_hour / effective_hourly_cost
             when class_kind = 'training' then
                 accepted_outputs_per_hour * tokens_per_output / effective_hourly_cost
@@ -201,9 +206,12 @@ select
     case when tokens_per_dollar > 0 then 1e6 / tokens_per_dollar end as cost_per_1m_accepted_tokens,
     output_unit,
     case
-        when option_kind = 'model_api' and output_unit = 'request' then api_cost_per_request / accepted_fraction
-        when option_kind = 'model_api' and output_unit = '1m_tokens' then
-            api_cost_per_request / output_len * 1e6 / accepted_fraction
+        when
+            option_kind = 'model_api' and output_unit = 'request'
+            then api_cost_per_request / accepted_fraction
+        when option_kind = 'model_api' and output_unit = '1m_tokens'
+            then
+                api_cost_per_request / output_len * 1e6 / accepted_fraction
         when output_unit = 'request' then effective_hourly_cost / (accepted_outputs_per_hour / output_len)
         when output_unit = '1m_tokens' then effective_hourly_cost / accepted_outputs_per_hour * 1e6
         else effective_hourly_cost / accepted_outputs_per_hour

@@ -5,11 +5,25 @@ with ranked as (
 ),
 
 fields as (
-    select gpu_id, source, priority, 'memory_gb' as field, memory_gb as value, 0.05 as tolerance
-    from ranked where memory_gb is not null
+    select
+        gpu_id,
+        source,
+        priority,
+        'memory_gb' as field,
+        memory_gb as value,
+        0.05 as tolerance
+    from ranked
+    where memory_gb is not null
     union all
-    select gpu_id, source, priority, 'memory_bandwidth_gb_s', memory_bandwidth_gb_s, 0.10
-    from ranked where memory_bandwidth_gb_s is not null
+    select
+        gpu_id,
+        source,
+        priority,
+        'memory_bandwidth_gb_s' as field,
+        memory_bandwidth_gb_s as value,
+        0.10 as tolerance
+    from ranked
+    where memory_bandwidth_gb_s is not null
 )
 
 select

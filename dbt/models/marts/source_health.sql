@@ -11,15 +11,19 @@ with fetches as (
 ),
 
 failures as (
-    select source, started_at as failed_at, 'fetch' as failure_kind, fetch_error as reason
+    select
+        source,
+        started_at as failed_at,
+        'fetch' as failure_kind,
+        fetch_error as reason
     from {{ ref('stg_source_runs') }}
     where fetch_status = 'failed'
     union all
     select
         source,
-        snapshot_fetched_at,
-        case when failed_expectations like '%"parse"%' then 'parse' else 'validation' end,
-        suite || ': ' || failed_expectations
+        snapshot_fetched_at as failed_at,
+        case when failed_expectations like '%"parse"%' then 'parse' else 'validation' end as failure_kind,
+        suite || ': ' || failed_expectations as reason
     from {{ ref('stg_snapshot_validations') }}
     where not is_success
 ),
@@ -27,7 +31,10 @@ failures as (
 last_failure as (
     select *
     from failures
-    qualify row_number() over (partition by source order by failed_at desc, reason) = 1
+    qualify row_number() over (
+            partition by source
+            order by failed_at desc, reason asc
+        ) = 1
 ),
 
 accepted as (
@@ -61,7 +68,7 @@ newest_rows as (
         ) as rows_newest_day
     from accepted as a
     inner join newest as n
-        on n.source = a.source and cast(a.snapshot_fetched_at as date) = cast(n.newest_accepted_at as date)
+        on a.source = n.source and cast(a.snapshot_fetched_at as date) = cast(n.newest_accepted_at as date)
     group by 1
 ),
 
@@ -77,10 +84,12 @@ fx_newest as (
 ),
 
 fx_newest_rows as (
-    select fx.source, count(distinct fx.currency) as rows_newest_day
+    select
+        fx.source,
+        count(distinct fx.currency) as rows_newest_day
     from {{ ref('stg_fx_rates') }} as fx
     inner join fx_newest as n
-        on n.source = fx.source and fx.rate_date = cast(n.newest_accepted_at as date)
+        on fx.source = n.source and fx.rate_date = cast(n.newest_accepted_at as date)
     group by 1
 ),
 
@@ -91,9 +100,9 @@ combined as (
         coalesce(fx.n_accepted_snapshots, n.n_accepted_snapshots) as n_accepted_snapshots,
         coalesce(fxr.rows_newest_day, r.rows_newest_day) as rows_newest_day
     from newest as n
-    full outer join fx_newest as fx on fx.source = n.source
-    left join newest_rows as r on r.source = n.source
-    left join fx_newest_rows as fxr on fxr.source = fx.source
+    full outer join fx_newest as fx on n.source = fx.source
+    left join newest_rows as r on n.source = r.source
+    left join fx_newest_rows as fxr on fx.source = fxr.source
 ),
 
 all_sources as (
@@ -113,7 +122,7 @@ select
         as is_stale,
     coalesce(
         date_diff('day', cast(n.newest_accepted_at as date), {{ as_of_date() }})
-            > {{ var('max_staleness_days') }},
+        > {{ var('max_staleness_days') }},
         true
     ) as is_down,
     lf.failed_at as last_failure_at,
@@ -122,6 +131,6 @@ select
     coalesce(f.n_fetch_failures, 0) as n_fetch_failures,
     {{ as_of_date() }} as as_of_date
 from all_sources as s
-left join fetches as f on f.source = s.source
-left join combined as n on n.source = s.source
-left join last_failure as lf on lf.source = s.source
+left join fetches as f on s.source = f.source
+left join combined as n on s.source = n.source
+left join last_failure as lf on s.source = lf.source
