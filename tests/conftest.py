@@ -1,19 +1,30 @@
-"""Shared fixtures: real captures and a real HTTP server on 127.0.0.1."""
+"""Shared fixtures and helpers: real captures, a real HTTP server on 127.0.0.1, the demo warehouse
+built once per session (tests take copies), and the query, CLI and dbt runners every file uses."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import os
+import shutil
+import socket
+import subprocess
+import sys
 import tempfile
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import duckdb
 import pytest
+
+from warehouse import publish
+from warehouse.paths import Paths
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SKYPILOT = FIXTURES / "skypilot"
@@ -106,10 +117,100 @@ def http_server():
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     httpd.daemon_threads = True
     state.port = httpd.server_address[1]
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # a short poll interval: shutdown() waits for one, at the end of every test that serves
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield state
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+# ---------------------------------------------------------------- helpers every test file shares
+
+
+def query(db: Path | Paths, sql: str, params=None) -> list[tuple]:
+    """Rows of one query on a working warehouse, read-only: `db` is its Paths, its home folder or
+    the .duckdb file itself."""
+    if isinstance(db, Paths) or db.is_dir():
+        db = (db if isinstance(db, Paths) else Paths(db)).db_path
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def published_rows(paths: Paths, sql: str, params=None) -> list[tuple]:
+    """Rows of one query on the published copy, as the analysts' commands read it."""
+    con = publish.connect(paths)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def gpuledger(
+    home: Path | Paths, *args: str, stdin: str | None = None, timeout: int = 900
+) -> subprocess.CompletedProcess:
+    """The `gpuledger` command in its own process, on the warehouse in `home`."""
+    folder = home.home if isinstance(home, Paths) else home
+    return subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", *args],
+        env={**os.environ, "GPULEDGER_HOME": str(folder)},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def dbt(project: Path, db_path: Path, *args: str, target: Path) -> subprocess.CompletedProcess:
+    """The dbt command of this environment on `project` against the DuckDB file `db_path`."""
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "dbt"), *args, "--project-dir", str(project),
+         "--profiles-dir", str(project), "--target-path", str(target)],
+        env={**os.environ, "GPULEDGER_DB_PATH": str(db_path)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )  # fmt: skip
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (closed once this returns)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------- the demo warehouse, built once
+
+DEMO_DAY = date(2026, 8, 22)  # the demo archive's newest capture day
+
+
+@pytest.fixture(scope="session")
+def demo_build(tmp_path_factory) -> tuple[Paths, str]:
+    """`make run` offline on the shipped demo archive, once per session: the warehouse, its
+    published copy and report, and what the run printed. Tests never change it: they take a copy."""
+    from pipelines.refresh import run_refresh
+
+    paths = Paths(tmp_path_factory.mktemp("demo-build"))
+    out = io.StringIO()
+    result = run_refresh(DEMO_DAY, offline=True, paths=paths, out=out)
+    assert result.success, out.getvalue()
+    return paths, out.getvalue()
+
+
+def copy_demo(demo_build: tuple[Paths, str], folder: Path) -> Paths:
+    """A private copy of the demo home (warehouse, archive, published copy, Dagster home)."""
+    source, _ = demo_build
+    shutil.copytree(source.home, folder, symlinks=True, dirs_exist_ok=True)
+    return Paths(folder)
+
+
+@pytest.fixture
+def demo_copy(demo_build, tmp_path) -> Paths:
+    """A copy of the demo home for a test that changes it (a rerun, an import, a rebuild)."""
+    return copy_demo(demo_build, tmp_path / "demo")

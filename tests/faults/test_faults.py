@@ -33,7 +33,7 @@ from pipelines.ingest import ingest_source
 from pipelines.refresh import run_refresh
 from sources import benchmark_files
 from sources._internal.archive import Archive
-from tests.conftest import FIXTURES, SKYPILOT, Route
+from tests.conftest import DEMO_DAY, FIXTURES, SKYPILOT, Route, free_port, query
 from tests.pipelines.test_alerts import CANDIDATES, Hook
 from warehouse import publish
 from warehouse.paths import Paths
@@ -44,7 +44,7 @@ LOG = logging.getLogger("gpuledger.faults")
 LAMBDA = SKYPILOT / "v7_lambda_vms@11580132.csv"
 CATALOG = "/catalogs/v7/lambda/vms.csv"
 GOOD_RESULT = FIXTURES / "benchmarks" / "llmperf" / "summary" / "lepton_70b.json"
-DAY = date(2026, 8, 22)
+DAY = DEMO_DAY
 
 
 # ---------------------------------------------------------------- helpers: one source, in-process
@@ -69,14 +69,6 @@ def ingest(home: Path, url: str, **overrides):
     return run_id, summary
 
 
-def rows(home: Path, sql: str, params=None):
-    con = duckdb.connect(str(home / "gpuledger.duckdb"), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
-
-
 def held(home: Path) -> dict[str, int]:
     """What the warehouse and the archive hold: none of it may shrink under a fault."""
     archive = Archive(home / "archive")
@@ -84,24 +76,18 @@ def held(home: Path) -> dict[str, int]:
         "archive_events": len(list(archive.snapshots())),
         "archive_objects": sum(p.is_file() for p in (home / "archive" / "objects").rglob("*")),
         **{
-            t: rows(home, f"select count(*) from raw.{t}")[0][0]
+            t: query(home, f"select count(*) from raw.{t}")[0][0]
             for t in ("page_snapshots", "price_observations", "snapshot_validations")
         },
     }
 
 
 def run_status(home: Path, run_id: str) -> list[tuple]:
-    return rows(
+    return query(
         home,
         "select url, fetch_status, fetch_error, used_archive from raw.source_runs where run_id = ?",
         [run_id],
     )
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -118,7 +104,7 @@ def loaded(http_server, tmp_path):
 
 
 def _down(server, monkeypatch):
-    return f"http://127.0.0.1:{closed_port()}{CATALOG}", {}, "connection refused by 127.0.0.1"
+    return f"http://127.0.0.1:{free_port()}{CATALOG}", {}, "connection refused by 127.0.0.1"
 
 
 def _dns(server, monkeypatch):
@@ -219,14 +205,14 @@ def test_a_changed_or_empty_page_is_archived_quarantined_and_replaced_next_run(
     # the page is kept byte for byte, and its verdict says why it was refused
     newest = Archive(home / "archive").latest("skypilot", good_url)
     assert Archive(home / "archive").read(newest.sha256) == body
-    verdict = rows(
+    verdict = query(
         home,
         """select success, failed_expectations from raw.snapshot_validations
            where snapshot_sha256 = ?""",
         [newest.sha256],
     )
     assert len(verdict) == 1 and verdict[0][0] is False and reason in verdict[0][1]
-    accepted = rows(
+    accepted = query(
         home,
         """select count(*) from raw.price_observations as p
            join raw.snapshot_validations as v using (source, snapshot_url, snapshot_fetched_at)
@@ -331,7 +317,7 @@ def test_hostile_and_broken_files_in_the_inbox_are_refused_kept_and_explained(tm
     # the traversal name stays a plain file inside the inbox, with its separators neutralised
     assert "runs_.._.._.._escape.json" in ingested
     quarantined = dict(
-        rows(
+        query(
             home, "select snapshot_url, reason from raw.quarantine where source = 'benchmark_files'"
         )
     )
@@ -340,7 +326,7 @@ def test_hostile_and_broken_files_in_the_inbox_are_refused_kept_and_explained(tm
     assert "line" in truncated and "column" in truncated
     for name in ("results.pkl", "results.yaml"):
         assert any(name in u for u in quarantined), name
-    loaded = rows(home, "select count(*) from raw.benchmark_runs")[0][0]
+    loaded = query(home, "select count(*) from raw.benchmark_runs")[0][0]
     # the good file's one run; four files loaded: good, truncated, pickle, YAML (the traversal-named
     # copy has the good file's bytes and is archived once)
     assert loaded == 1 and summary.snapshots_loaded == 4
@@ -348,7 +334,7 @@ def test_hostile_and_broken_files_in_the_inbox_are_refused_kept_and_explained(tm
     # the next run finds nothing new and loses nothing
     again = ingest_source(benchmark_files, inbox_settings(home), "fault-inbox-2", LOG)
     assert again.snapshots_loaded == 0
-    assert rows(home, "select count(*) from raw.benchmark_runs")[0][0] == loaded
+    assert query(home, "select count(*) from raw.benchmark_runs")[0][0] == loaded
 
 
 def test_the_same_file_ingested_twice_at_once_is_archived_once(tmp_path):
@@ -385,7 +371,7 @@ def test_webhook_down_keeps_alerts_pending_and_delivers_them_once_when_back(tmp_
     con = duckdb.connect(str(db))
     con.execute(CANDIDATES)
     con.close()
-    port = closed_port()
+    port = free_port()
     monkeypatch.setenv("GPULEDGER_ALERT_SINKS", "webhook")
     monkeypatch.setenv("GPULEDGER_ALERT_WEBHOOK_URL", f"http://127.0.0.1:{port}/hook")
     monkeypatch.setenv("GPULEDGER_ALERT_WEBHOOK_RETRIES", "1")
@@ -434,24 +420,18 @@ open(out, "w").write(json.dumps([n, errors]))
 """
 
 
-@pytest.fixture(scope="module")
-def refreshed(tmp_path_factory):
-    paths = Paths(tmp_path_factory.mktemp("killed"))
-    log = io.StringIO()
-    assert run_refresh(DAY, offline=True, paths=paths, out=log).success, log.getvalue()
-    return paths
-
-
 def raw_counts(paths: Paths) -> dict[str, int]:
     tables = ("page_snapshots", "price_observations", "gpu_specs", "fx_rates", "api_prices",
               "benchmark_runs", "snapshot_validations", "quarantine")  # fmt: skip
-    return {t: rows(paths.home, f"select count(*) from raw.{t}")[0][0] for t in tables}
+    return {t: query(paths, f"select count(*) from raw.{t}")[0][0] for t in tables}
 
 
+@pytest.mark.slow
 def test_a_refresh_killed_mid_run_leaves_the_published_copy_and_the_rerun_recovers(
-    refreshed, tmp_path
+    demo_copy, tmp_path
 ):
-    paths = refreshed
+    """On a copy of the demo warehouse as an offline refresh of DAY left it."""
+    paths = demo_copy
     published = publish.publication(paths)
     counts = raw_counts(paths)
     events = len(list(Archive(paths.archive_dir).snapshots()))

@@ -12,20 +12,20 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import date, timedelta
+from datetime import timedelta
 
 import duckdb
 import pytest
 from bs4 import BeautifulSoup
 
 from pipelines.refresh import run_refresh
-from tests.conftest import OUTPUT
+from tests.conftest import DEMO_DAY, OUTPUT, copy_demo, gpuledger, published_rows
 from warehouse import analyst, publish, report
 from warehouse.paths import REPO_ROOT, Paths
 
 pytestmark = pytest.mark.integration
 
-DAY = date(2026, 8, 22)
+DAY = DEMO_DAY
 VIEWS = {
     "api_break_even_daily",
     "cheapest_gpu_daily",
@@ -40,33 +40,11 @@ MANIFEST = REPO_ROOT / "dbt" / "target" / "manifest.json"
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    paths = Paths(tmp_path_factory.mktemp("analytics"))
-    out = io.StringIO()
-    result = run_refresh(DAY, offline=True, paths=paths, out=out)
-    assert result.success, out.getvalue()
-    assert "published for readers" in out.getvalue()
-    return paths
-
-
-def published_rows(paths: Paths, sql: str, params=None):
-    con = publish.connect(paths)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
-
-
-def gpuledger(paths: Paths, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GPULEDGER_HOME": str(paths.home)}
-    return subprocess.run(
-        [sys.executable, "-m", "pipelines.cli", *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+def home(demo_build, tmp_path_factory):
+    """The session's demo warehouse as published after an offline refresh as of DAY, copied for
+    this module."""
+    assert "published for readers" in demo_build[1]
+    return copy_demo(demo_build, tmp_path_factory.mktemp("analytics"))
 
 
 def test_every_analytics_column_is_documented_with_its_type(home):
@@ -353,10 +331,12 @@ json.dump({"iterations": iterations, "errors": errors, "states": states}, open(o
 
 
 @pytest.mark.faults
-def test_readers_query_the_published_copy_while_two_refreshes_run(home, tmp_path):
+@pytest.mark.slow
+def test_readers_query_the_published_copy_while_two_refreshes_run(demo_copy, tmp_path):
     """One reader holds the published file open, another reconnects every loop; both query all
     the documented views while two refreshes replace the copy. Neither side errors; the holder
     sees one consistent snapshot throughout, the other sees the new runs arrive."""
+    home = demo_copy
     queries = json.dumps([sql for _, sql in analyst.documented_queries()])
     stop = tmp_path / "stop"
     readers = {}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -13,6 +12,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -38,12 +39,6 @@ def test_definitions_validate(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "All code locations passed validation" in done.stderr + done.stdout
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_dagster_dev_serves_the_asset_graph(tmp_path):

@@ -11,7 +11,6 @@ import io
 import json
 import os
 import shutil
-import subprocess
 import sys
 from datetime import date
 from pathlib import Path
@@ -20,12 +19,12 @@ import duckdb
 import pytest
 
 from pipelines.refresh import run_refresh
-from tests.conftest import SKYPILOT
+from tests.conftest import DEMO_DAY, SKYPILOT, copy_demo, dbt, gpuledger, query
 from warehouse.paths import Paths
 
 pytestmark = pytest.mark.integration
 
-DAY = date(2026, 8, 22)
+DAY = DEMO_DAY
 OFFERS_DIGEST = """select count(*), round(sum(price_usd_per_gpu_hour), 6), count(distinct offer_key)
                    from marts.fct_gpu_offers_daily"""
 RAW_TABLES = (
@@ -39,36 +38,15 @@ RAW_TABLES = (
 )
 
 
-def query(paths: Paths, sql: str, params=None):
-    con = duckdb.connect(str(paths.db_path), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
-
-
 def raw_counts(paths: Paths) -> dict[str, int]:
     return {t: query(paths, f"select count(*) from raw.{t}")[0][0] for t in RAW_TABLES}
 
 
-def gpuledger(paths: Paths, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GPULEDGER_HOME": str(paths.home)}
-    return subprocess.run(
-        [sys.executable, "-m", "pipelines.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    paths = Paths(tmp_path_factory.mktemp("demo"))
-    out = io.StringIO()
-    result = run_refresh(DAY, offline=True, paths=paths, out=out)
-    assert result.success, out.getvalue()
-    return paths, out.getvalue()
+def demo(demo_build, tmp_path_factory):
+    """The session's demo warehouse (one offline refresh as of DAY), copied for this module's
+    tests that only read it, with what the run printed."""
+    return copy_demo(demo_build, tmp_path_factory.mktemp("demo")), demo_build[1]
 
 
 def test_demo_archive_is_loaded_whole(demo):
@@ -200,8 +178,9 @@ def test_unresolved_names_are_listed_not_dropped(demo):
     assert kept[0][0] > 0
 
 
-def test_second_run_adds_nothing_and_archive_rebuilds_the_warehouse(demo):
-    paths, _ = demo
+@pytest.mark.slow
+def test_second_run_adds_nothing_and_archive_rebuilds_the_warehouse(demo_copy):
+    paths = demo_copy
     before = raw_counts(paths)
     offers = query(paths, OFFERS_DIGEST)
     assert run_refresh(DAY, offline=True, paths=paths, out=io.StringIO()).success
@@ -236,12 +215,13 @@ def test_cli_sources_reports_health_as_of_the_last_run(demo):
     assert "coreweave       ok" in table.stdout
 
 
-def test_cli_import_snapshot_then_offline_refresh_converts_euros(demo, tmp_path):
+@pytest.mark.slow
+def test_cli_import_snapshot_then_offline_refresh_converts_euros(demo_copy, tmp_path):
     """A euro quote observed on a Sunday converts with Friday's ECB rate (nearest earlier business
     day), the same figure the currencyconverter library gives with its last-known fallback."""
     from currency_converter import CurrencyConverter
 
-    paths, _ = demo
+    paths = demo_copy
     quote = tmp_path / "quote.csv"
     quote.write_text(
         "provider,gpu,gpu_count,price,price_unit,currency,valid_from\n"
@@ -473,27 +453,14 @@ def test_changing_one_class_setting_changes_exactly_its_numbers(demo, tmp_path):
     shutil.copy(paths.db_path, db)
     costs = """select workload_class, day, option_key, cost_per_accepted_output, gpus_needed
                from marts.fct_workload_costs_daily order by all"""
-    dbt = Path(sys.executable).parent / "dbt"
-    args = ["build", "--project-dir", str(project), "--profiles-dir", str(project),
-            "--vars", json.dumps({"as_of_date": DAY.isoformat()}), "--target-path",
-            str(tmp_path / "t")]  # fmt: skip
-    env = {**os.environ, "GPULEDGER_DB_PATH": str(db)}
-
-    def build_and_read():
-        done = subprocess.run(
-            [str(dbt), *args], env=env, capture_output=True, text=True, timeout=600
-        )
-        assert done.returncode == 0, done.stdout[-3000:]
-        con = duckdb.connect(str(db), read_only=True)
-        try:
-            return con.execute(costs).fetchall()
-        finally:
-            con.close()
-
-    before = build_and_read()  # the same build with the seed as shipped
+    # the demo's own dbt build as of DAY, with the seed as shipped, is the "before"
+    before = query(db, costs)
     seed.write_text(text.replace(",llama-3.1-8b,bf16,bf16,1024,256,32,",
                                  ",llama-3.1-8b,bf16,bf16,1024,256,64,", 1))  # fmt: skip
-    after = build_and_read()
+    done = dbt(project, db, "build", "--vars", json.dumps({"as_of_date": DAY.isoformat()}),
+               target=tmp_path / "t")  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:]
+    after = query(db, costs)
     changed = {b[0] for b, a in zip(before, after, strict=True) if b != a}
     assert changed == {"chat-8b"}
     fit = (

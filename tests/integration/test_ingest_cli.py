@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 
 import duckdb
 import pytest
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, gpuledger
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 B = FIXTURES / "benchmarks"
-
-
-def gpuledger(home, *args):
-    env = {**os.environ, "GPULEDGER_HOME": str(home)}
-    return subprocess.run(
-        [sys.executable, "-m", "pipelines.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
 
 
 INHOUSE = "\n".join(

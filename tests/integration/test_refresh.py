@@ -7,27 +7,18 @@ import io
 import json
 from datetime import UTC, datetime
 
-import duckdb
 import pytest
 
 import sources
 from pipelines.refresh import run_refresh
-from tests.conftest import COREWEAVE, SKYPILOT, Route
+from tests.conftest import COREWEAVE, SKYPILOT, Route, query
 from warehouse.paths import Paths
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 TODAY = datetime.now(UTC).date()
 LAMBDA_V7 = SKYPILOT / "v7_lambda_vms@11580132.csv"
 CW_0822 = COREWEAVE / "2026-08-22.json"
-
-
-def query(paths: Paths, sql: str, params=None):
-    con = duckdb.connect(str(paths.db_path), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 def refresh(paths: Paths, server, **config):

@@ -19,10 +19,10 @@ from pipelines import alerts
 from pipelines.backfill import backfill
 from pipelines.refresh import run_refresh
 from sources._internal.archive import Archive
-from tests.conftest import SKYPILOT
+from tests.conftest import SKYPILOT, query
 from warehouse.paths import Paths
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/{c}/catalogs/{s}/lambda/vms.csv"
 VERSIONS = [  # oldest first (data/README.md): v5@4223d8e1 < v5@2a8fa5b2 < v7@11580132
@@ -48,14 +48,6 @@ def archive_captures(root: Path) -> None:
     archive.put("skypilot", URL.format(c="broken00", s="v7"), at, broken, 200, origin="import")
 
 
-def q(paths: Paths, sql: str, params=None):
-    con = duckdb.connect(str(paths.db_path), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
-
-
 def day_run(paths: Paths, day: date) -> None:
     """One daily run: the job records and delivers its alerts itself (the ops/alerts asset)."""
     out = io.StringIO()
@@ -79,7 +71,8 @@ def replay(tmp_path_factory):
     try:
         for day in DAYS:
             day_run(paths, day)
-            per_day[day] = q(paths, RANKING, [day])  # the ranking as that day's run published it
+            # the ranking as that day's run published it
+            per_day[day] = query(paths, RANKING, [day])
         yield root, paths, per_day
     finally:
         for k, v in saved.items():
@@ -108,41 +101,44 @@ def test_rank_change_alerts_match_an_independent_calculation(replay):
             if w in leaders[prev] and leaders[prev][w] != gpu:
                 expected.add(f"{w}|{day}|{gpu}")
     got = {
-        k for (k,) in q(paths, "select alert_key from ops.alerts where alert_kind = 'rank_change'")
+        k
+        for (k,) in query(
+            paths, "select alert_key from ops.alerts where alert_kind = 'rank_change'"
+        )
     }
     assert got == expected
     assert len(expected) > 0  # prices changed and GPUs appeared between the catalog versions
     # and the leader of every class and day is the independent calculation's
     sql = """select day, workload_class, gpu_id from marts.fct_gpu_rankings_daily
              where gpu_rank = 1 and day between ? and ?"""
-    ranked = q(paths, sql, [DAYS[0], DAYS[-1]])
+    ranked = query(paths, sql, [DAYS[0], DAYS[-1]])
     assert {(d, w): g for d, w, g in ranked} == {
         (d, w): g for d in DAYS for w, g in leaders[d].items()
     }
     delivered = [line for line in (root / "alerts.jsonl").read_text().splitlines()]
-    assert len(delivered) == len(q(paths, "select * from ops.alerts"))  # each once
+    assert len(delivered) == len(query(paths, "select * from ops.alerts"))  # each once
 
 
 def test_a_broken_capture_gives_data_quality_alerts_and_no_ranking_alert(replay):
     _, paths, _ = replay
-    on_broken_day = q(
+    on_broken_day = query(
         paths, "select alert_kind, day from ops.alerts where day = ? group by all", [BROKEN_DAY]
     )
     assert on_broken_day == [("data_quality", BROKEN_DAY)]
     messages = [
-        m for (m,) in q(paths, "select message from ops.alerts where day = ?", [BROKEN_DAY])
+        m for (m,) in query(paths, "select message from ops.alerts where day = ?", [BROKEN_DAY])
     ]
     assert all("capture of source skypilot failed its checks" in m for m in messages)
     sql = """select count(distinct workload_class) from marts.fct_gpu_rankings_daily
              where day = ? and gpu_rank = 1 and source = 'skypilot'"""
-    led = q(paths, sql, [BROKEN_DAY])
+    led = query(paths, sql, [BROKEN_DAY])
     assert len(messages) == led[0][0] > 0  # one per class whose leader comes from that source
 
 
 def test_running_the_same_days_again_sends_nothing_new(replay):
     root, paths, _ = replay
     before = (root / "alerts.jsonl").read_text()
-    n_alerts = q(paths, "select count(*) from ops.alerts")
+    n_alerts = query(paths, "select count(*) from ops.alerts")
     for day in DAYS:
         day_run(paths, day)
     con = duckdb.connect(str(paths.db_path))
@@ -153,7 +149,7 @@ def test_running_the_same_days_again_sends_nothing_new(replay):
     finally:
         con.close()
     assert (root / "alerts.jsonl").read_text() == before
-    assert q(paths, "select count(*) from ops.alerts") == n_alerts
+    assert query(paths, "select count(*) from ops.alerts") == n_alerts
 
 
 def test_backfill_in_one_pass_equals_the_day_by_day_runs(replay, tmp_path):
@@ -163,9 +159,9 @@ def test_backfill_in_one_pass_equals_the_day_by_day_runs(replay, tmp_path):
     result, new = backfill(DAYS[0], DAYS[-1], paths=paths, out=io.StringIO(), deliver=False)
     assert result.success
     for day in DAYS:
-        assert q(paths, RANKING, [day]) == per_day[day], day
+        assert query(paths, RANKING, [day]) == per_day[day], day
     keys = "select alert_key, message from ops.alerts order by 1"
-    assert q(paths, keys) == q(daily, keys)
-    assert new == len(q(daily, keys))  # alerts in the range, recorded in one pass
+    assert query(paths, keys) == query(daily, keys)
+    assert new == len(query(daily, keys))  # alerts in the range, recorded in one pass
     again, new_again = backfill(DAYS[0], DAYS[-1], paths=paths, out=io.StringIO(), deliver=False)
-    assert again.success and new_again == 0 and q(paths, keys) == q(daily, keys)
+    assert again.success and new_again == 0 and query(paths, keys) == query(daily, keys)

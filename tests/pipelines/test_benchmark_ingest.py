@@ -7,14 +7,12 @@ import multiprocessing
 import shutil
 from pathlib import Path
 
-import duckdb
-
 from pipelines import benchmarks
 from pipelines.defs.resources import GpuledgerResource
 from pipelines.ingest import ingest_source
 from sources import benchmark_files
 from sources._internal.archive import Archive
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, query
 
 B = FIXTURES / "benchmarks"
 LOG = logging.getLogger("test")
@@ -23,14 +21,6 @@ SGLANG = B / "sglang_datacrunch" / "outputs__llama_3_3_70b_online_output.jsonl"
 
 def settings(home: Path) -> GpuledgerResource:
     return GpuledgerResource(home=str(home), offline=True, seed_demo_archive=False)
-
-
-def rows(home: Path, sql: str):
-    con = duckdb.connect(str(home / "gpuledger.duckdb"), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_every_real_file_is_archived_once_and_documentation_is_skipped(tmp_path):
@@ -119,15 +109,15 @@ def test_runs_load_a_bad_run_is_quarantined_and_the_rest_of_its_file_lands(tmp_p
     reported = {f["url"]: f["failed"] for f in summary.snapshots_failed}
     assert any("ttft_p99_ms >= ttft_p50_ms" in r for r in reported["file:in/sglang_edited.jsonl"])
     assert "file:in/truncated.json" in reported
-    quarantined = rows(home, "select item_ref, field, reason from raw.quarantine order by 1")
+    quarantined = query(home, "select item_ref, field, reason from raw.quarantine order by 1")
     assert quarantined[0][0] == "<document>" and "truncated" in quarantined[0][2]
     assert quarantined[1][0] == "line 2"
     assert "ttft_p99_ms >= ttft_p50_ms" in quarantined[1][2]
-    assert rows(home, "select count(*), min(run_ref) from raw.benchmark_runs") == [(6, "line 1")]
+    assert query(home, "select count(*), min(run_ref) from raw.benchmark_runs") == [(6, "line 1")]
     # a second run changes nothing
     again = ingest_source(benchmark_files, settings(home), "run-2", LOG)
     assert again.rows_loaded == 0
-    assert rows(home, "select count(*) from raw.benchmark_runs") == [(6,)]
+    assert query(home, "select count(*) from raw.benchmark_runs") == [(6,)]
 
 
 def test_inbox_is_picked_up_offline_and_emptied_without_losing_anything(tmp_path):
@@ -148,5 +138,5 @@ def test_inbox_is_picked_up_offline_and_emptied_without_losing_anything(tmp_path
     rejected = sorted(p.name for p in (inbox / "rejected").rglob("*") if p.is_file())
     assert rejected == ["big.json", "big.json.reason.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == outside_before
-    reasons = rows(home, "select reason from raw.quarantine where item_ref = '<file>'")
+    reasons = query(home, "select reason from raw.quarantine where item_ref = '<file>'")
     assert len(reasons) == 1 and "over the" in reasons[0][0]

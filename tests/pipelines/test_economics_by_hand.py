@@ -4,8 +4,6 @@ run as dbt unit tests (dbt/models/marts/_economics__unit_tests.yml) here too."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +12,8 @@ import pytest
 ROOT = Path(__file__).parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import verify_economics as ve  # noqa: E402
+
+from tests.conftest import dbt  # noqa: E402
 
 CLASS = {"target_utilization": "1.0", "overhead_usd_per_hour": "0", "quality_pass_rate": "1.0",
          "output_unit": "1m_tokens", "output_len": "256"}  # fmt: skip
@@ -85,13 +85,7 @@ def test_the_dbt_unit_tests_of_the_same_cases_pass(tmp_path):
     con = duckdb.connect(str(path))
     db.ensure_raw_schema(con)  # dbt's unit tests read column types from the real relations
     con.close()
-    dbt = Path(sys.executable).parent / "dbt"
-    common = ["--project-dir", str(ROOT / "dbt"), "--profiles-dir", str(ROOT / "dbt"),
-              "--target-path", str(tmp_path / "target")]  # fmt: skip
-    env = {**os.environ, "GPULEDGER_DB_PATH": str(path)}
     for step in (["seed"], ["run", "--empty"], ["test", "--select", "test_type:unit"]):
-        done = subprocess.run(
-            [str(dbt), *step, *common], env=env, capture_output=True, text=True, timeout=600
-        )
+        done = dbt(ROOT / "dbt", path, *step, target=tmp_path / "target")
         assert done.returncode == 0, done.stdout[-3000:]
     assert "PASS=3" in done.stdout
