@@ -16,8 +16,12 @@ def run_refresh(
     paths: Paths | None = None,
     extra_config: dict[str, Any] | None = None,
     out=sys.stdout,
+    assets: list[str] | None = None,
 ):
-    """Execute daily_refresh for `as_of`; print a per-source summary; return the Dagster result."""
+    """Execute daily_refresh for `as_of`; print a per-source summary; return the Dagster result.
+
+    `assets` (keys such as "marts/source_health") runs only those assets and what they depend
+    on, as one would materialize them in the Dagster UI; by default the whole job runs."""
     paths = prepare_environment(paths)
     import dagster as dg
 
@@ -26,6 +30,11 @@ def run_refresh(
     config = {"as_of": as_of.isoformat(), "offline": offline, "home": str(paths.home)}
     config.update(extra_config or {})
     job = defs.resolve_job_def("daily_refresh")
+    selection = None
+    if assets:
+        wanted = dg.AssetSelection.assets(*(dg.AssetKey.from_user_string(a) for a in assets))
+        closure = wanted.upstream().required_multi_asset_neighbors()
+        selection = sorted(closure.resolve(defs.resolve_asset_graph()))
     with dg.DagsterInstance.get() as instance:
         result = job.execute_in_process(
             run_config={
@@ -34,6 +43,7 @@ def run_refresh(
             },
             instance=instance,
             raise_on_error=False,
+            asset_selection=selection,
         )
     _print_summary(paths, result.run_id, out)
     pub = publish.publication(paths)

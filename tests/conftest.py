@@ -214,3 +214,11 @@ def copy_demo(demo_build: tuple[Paths, str], folder: Path) -> Paths:
 def demo_copy(demo_build, tmp_path) -> Paths:
     """A copy of the demo home for a test that changes it (a rerun, an import, a rebuild)."""
     return copy_demo(demo_build, tmp_path / "demo")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with the most `slow` tests first. Each worker takes a whole file (--dist loadfile),
+    so the longest files then run beside each other rather than one of them alone at the end.
+    The sort is stable: a file's tests keep their order and stay together."""
+    slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow[item.path])

@@ -21,7 +21,12 @@ LAMBDA_V7 = SKYPILOT / "v7_lambda_vms@11580132.csv"
 CW_0822 = COREWEAVE / "2026-08-22.json"
 
 
-def refresh(paths: Paths, server, **config):
+# What the failure cases look at, besides the ingest assets and raw tables: only these marts and
+# what they depend on are materialized for them, as one would in the Dagster UI.
+CHECKED_MARTS = ["marts/fct_gpu_offers_daily", "marts/source_health"]
+
+
+def refresh(paths: Paths, server, assets: list[str] | None = None, **config):
     extra = {
         "seed_demo_archive": False,
         "http_min_interval_s": 0.0,
@@ -35,7 +40,9 @@ def refresh(paths: Paths, server, **config):
         },
     }
     extra.update(config)
-    return run_refresh(TODAY, offline=False, paths=paths, extra_config=extra, out=io.StringIO())
+    return run_refresh(
+        TODAY, offline=False, paths=paths, extra_config=extra, out=io.StringIO(), assets=assets
+    )
 
 
 def health_of(paths: Paths) -> dict[str, tuple]:
@@ -122,7 +129,7 @@ def test_live_fetch_through_dagster_and_dbt_to_the_marts(tmp_path, served):
 
     # Second run: the server answers 304; nothing in raw is duplicated, today's marts are unchanged.
     before = query(paths, "select count(*) from marts.fct_gpu_offers_daily where day = ?", [TODAY])
-    assert refresh(paths, served).success
+    assert refresh(paths, served, assets=CHECKED_MARTS).success
     statuses = query(
         paths,
         "select http_status, count(*) from raw.page_snapshots where origin = 'live' "
@@ -144,7 +151,7 @@ def test_live_fetch_through_dagster_and_dbt_to_the_marts(tmp_path, served):
 def test_one_source_down_the_other_still_reaches_the_marts(tmp_path, served):
     served.routes["/data/2026-08-22.json"] = Route(b"upstream error", 500)
     paths = Paths(tmp_path)
-    result = refresh(paths, served)
+    result = refresh(paths, served, assets=CHECKED_MARTS)
     assert result.success
     runs = query(paths, "select source, fetch_status, fetch_error from raw.source_runs order by 1")
     assert runs[0][:2] == ("coreweave", "failed") and "HTTP 500" in runs[0][2]
@@ -163,7 +170,7 @@ def test_unreadable_document_is_quarantined_and_the_rest_lands(tmp_path, served)
         CW_0822.read_bytes()[:700], 200, "application/json"
     )
     paths = Paths(tmp_path)
-    result = refresh(paths, served)
+    result = refresh(paths, served, assets=CHECKED_MARTS)
     assert result.success
     assert price_checks(result) == {("ingest/coreweave", False), ("ingest/skypilot", True)}
     quarantined = query(paths, "select source, item_ref, field, reason, raw from raw.quarantine")
@@ -191,7 +198,7 @@ def test_failed_validation_stops_that_source_only(tmp_path, served):
         json.dumps(doc).encode(), 200, "application/json"
     )
     paths = Paths(tmp_path)
-    result = refresh(paths, served)
+    result = refresh(paths, served, assets=CHECKED_MARTS)
     assert result.success  # the run goes on; the bad snapshot is stopped, not the pipeline
 
     assert price_checks(result) == {("ingest/coreweave", False), ("ingest/skypilot", True)}
