@@ -14,21 +14,23 @@ export GX_ANALYTICS_ENABLED := False
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "gpuledger needs Python 3.11+ (set PYTHON=...)")'
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	@echo "installing gpuledger and its pinned packages (constraints.txt) into $(VENV)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
 	@touch $@
 
 install: $(STAMP)
 
 # dbt's manifest, which the Dagster code location loads; rebuilt when the dbt project changes.
 $(MANIFEST): $(STAMP) $(DBT_FILES)
-	cd dbt && ../$(BIN)/dbt parse --profiles-dir . --quiet
+	@echo "preparing dbt's manifest"
+	@cd dbt && ../$(BIN)/dbt parse --profiles-dir . --quiet
 	@touch $@
 
 manifest: $(MANIFEST)
 
 run: $(MANIFEST)
-	$(BIN)/gpuledger refresh
+	@$(BIN)/gpuledger refresh
 
 test: $(MANIFEST) browser
 	$(BIN)/pytest

@@ -74,13 +74,19 @@ def message_of(a: dict[str, Any]) -> str:
     """The alert as one line a person can act on."""
     unit = a.get("output_unit") or "output"
     if a["alert_kind"] == "rank_change":
-        return (
+        text = (
             f"[{a['workload_class']}] {a['day']}: cheapest GPU is now {a['new_gpu_id']} "
             f"({a['new_provider']} {a['new_offer_id']}, {a['new_cost_per_accepted_output']:.6f} "
             f"USD per accepted {unit}, {a['new_evidence']}), was {a['old_gpu_id']} "
             f"({a['old_provider']} {a['old_offer_id']}, {a['old_cost_per_accepted_output']:.6f} "
             f"on {a['prev_day']}); change {_pct(a['change_pct'])}; cause {a['cause']}"
         )
+        if a.get("is_low_coverage"):  # few providers priced that day: the change may not hold
+            text += (
+                f"; LOW COVERAGE that day: {a.get('providers_fresh') or 0} of "
+                f"{a.get('providers_recent') or 0} recent providers fresh"
+            )
+        return text
     if a["cause"] == "capture_failed":
         return (
             f"[{a['workload_class']}] {a['day']}: data quality: today's capture of source "

@@ -18,7 +18,15 @@ from pathlib import Path
 from warehouse.paths import Paths
 
 
-def backfill(start: date, end: date, paths: Paths | None = None, out=sys.stdout, deliver=True):
+def backfill(
+    start: date,
+    end: date,
+    paths: Paths | None = None,
+    out=sys.stdout,
+    deliver=True,
+    progress: bool = False,
+    verbose: bool = False,
+):
     from pipelines import alerts
     from pipelines.refresh import run_refresh
     from warehouse.paths import prepare_environment
@@ -29,7 +37,13 @@ def backfill(start: date, end: date, paths: Paths | None = None, out=sys.stdout,
     began = time.perf_counter()
     before = _alert_count(paths)
     result = run_refresh(
-        as_of=end, offline=True, paths=paths, out=out, extra_config={"deliver_alerts": deliver}
+        as_of=end,
+        offline=True,
+        paths=paths,
+        out=out,
+        extra_config={"deliver_alerts": deliver},
+        progress=progress,
+        verbose=verbose,
     )
     if not result.success:
         return result, None
@@ -86,7 +100,9 @@ class _PrintLog:
 DEMO_START, DEMO_END = date(2026, 3, 13), date(2026, 8, 22)
 
 
-def demo(home: Path | None = None, out=sys.stdout) -> int:
+def demo(
+    home: Path | None = None, out=sys.stdout, progress: bool = False, verbose: bool = False
+) -> int:
     """Replay the shipped demo archive into a fresh warehouse and show what gpuledger would have
     said over its capture dates: each class's leader now, and the alerts of the whole period."""
     from pipelines.alerts import list_alerts
@@ -96,7 +112,15 @@ def demo(home: Path | None = None, out=sys.stdout) -> int:
     paths = Paths(home)
     log = io.StringIO()
     print(f"gpuledger demo: replaying the demo archive into {home} (no network) ...", file=out)
-    result, _ = backfill(DEMO_START, DEMO_END, paths=paths, out=log, deliver=False)
+    result, _ = backfill(
+        DEMO_START,
+        DEMO_END,
+        paths=paths,
+        out=log,
+        deliver=False,
+        progress=progress,
+        verbose=verbose,
+    )
     if not result.success:
         print(log.getvalue(), file=out)
         return 1

@@ -125,7 +125,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if not args.no_build:
         from pipelines.refresh import run_refresh
 
-        result = run_refresh(as_of=datetime.now(UTC).date(), offline=True, out=sys.stderr)
+        result = run_refresh(
+            as_of=datetime.now(UTC).date(),
+            offline=True,
+            out=sys.stderr,
+            progress=True,
+            verbose=args.verbose,
+        )
         if not result.success:
             return 1
     quarantined = _print_ingest_report(paths, outcomes, loaded=not args.no_build)
@@ -175,16 +181,24 @@ def _print_ingest_report(paths, outcomes, loaded: bool) -> int:
 
 def cmd_refresh(args: argparse.Namespace) -> int:
     from pipelines.refresh import run_refresh
+
+    as_of = date.fromisoformat(args.as_of) if args.as_of else datetime.now(UTC).date()
+    result = run_refresh(as_of=as_of, offline=args.offline, progress=True, verbose=args.verbose)
+    if not result.success:
+        return 1
+    print()
+    return print_first_screen(as_of, args.pricing_model)
+
+
+def print_first_screen(as_of: date, pricing_model: str = "on_demand") -> int:
+    """The day shown and its coverage, the GPU price ranking and each class's leader, all of
+    that one day (warehouse/queries/coverage.py)."""
     from warehouse.queries import WarehouseMissing
     from warehouse.queries.workloads import leaders, render_leaders
 
-    as_of = date.fromisoformat(args.as_of) if args.as_of else datetime.now(UTC).date()
-    result = run_refresh(as_of=as_of, offline=args.offline)
-    if not result.success:
-        return 1
     code = cmd_rank(
         argparse.Namespace(
-            date=None, as_of=as_of, format="table", pricing_model=args.pricing_model, limit=10
+            date=None, as_of=as_of, format="table", pricing_model=pricing_model, limit=3
         )
     )
     try:
@@ -200,6 +214,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if getattr(args, "workload", None):
         return _rank_workload(args)
     from warehouse.queries import WarehouseMissing
+    from warehouse.queries.coverage import describe
     from warehouse.queries.prices import ranking, render_ranking
 
     day = date.fromisoformat(args.date) if args.date else None
@@ -213,12 +228,9 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(result, default=str, indent=2))
     else:
-        as_of = getattr(args, "as_of", None)
-        if as_of and result["day"] and result["day"] < as_of:
-            print(
-                f"No fresh prices for {as_of}: every source's newest accepted capture is older. "
-                f"Showing the day of the newest capture, {result['day']}."
-            )
+        if result["coverage"] is not None:  # the day was chosen for its coverage: say why
+            print(describe(result["coverage"]))
+            print()
         print(render_ranking(result, limit=getattr(args, "limit", None)))
     return 0 if result["rows"] else 3
 
@@ -261,14 +273,15 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     from pipelines.backfill import backfill
 
     result, _ = backfill(date.fromisoformat(args.start), date.fromisoformat(args.end),
-                         deliver=not args.no_deliver)  # fmt: skip
+                         deliver=not args.no_deliver, progress=True,
+                         verbose=args.verbose)  # fmt: skip
     return 0 if result.success else 1
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from pipelines.backfill import demo
 
-    return demo(Path(args.home) if args.home else None)
+    return demo(Path(args.home) if args.home else None, progress=True, verbose=args.verbose)
 
 
 def cmd_alerts(args: argparse.Namespace) -> int:
@@ -392,6 +405,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+VERBOSE_HELP = (
+    "show Dagster's, dbt's and GX's own log on the console (always in the run's log file)"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpuledger", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -400,6 +418,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as-of", help="build as of this day (YYYY-MM-DD, default today UTC)")
     p.add_argument("--offline", action="store_true", help="no fetching: load from the archive only")
     p.add_argument("--pricing-model", default="on_demand", help="ranking printed at the end")
+    p.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     p.set_defaults(func=cmd_refresh)
 
     p = sub.add_parser(
@@ -436,6 +455,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-build", action="store_true", help="archive only; the next refresh loads the files"
     )
+    p.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser(
@@ -444,7 +464,9 @@ def build_parser() -> argparse.ArgumentParser:
         "USD per GPU-hour (read-only)",
     )
     p.add_argument("--workload", help="workload class (dbt/seeds/workload_classes.csv)")
-    p.add_argument("--date", help="day to show (default: the newest ranked day)")
+    p.add_argument(
+        "--date", help="day to show (default: the newest day at least half the providers are fresh)"
+    )
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.add_argument("--pricing-model", default="on_demand")
     p.add_argument("--limit", type=int, default=None)
@@ -455,7 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--workload", required=True)
     p.add_argument("--gpu", required=True, help="canonical gpu_id, e.g. nvidia-h100-sxm-80gb")
-    p.add_argument("--date", help="day (default: the newest ranked day of the class)")
+    p.add_argument("--date", help="day (default: the day `rank` shows)")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=cmd_explain)
 
@@ -465,12 +487,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--start", required=True)
     p.add_argument("--end", required=True)
     p.add_argument("--no-deliver", action="store_true", help="record the alerts, send none")
+    p.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     p.set_defaults(func=cmd_backfill)
 
     p = sub.add_parser(
         "demo", help="replay the shipped demo archive into a fresh warehouse: leaders and alerts"
     )
     p.add_argument("--home", help="where to build it (default: a new temporary folder)")
+    p.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("alerts", help="alerts raised, with their delivery status (read-only)")

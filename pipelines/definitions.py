@@ -10,6 +10,7 @@ from pipelines.defs.ingest import INGEST_ASSETS, raw_tables
 from pipelines.defs.publish import daily_report, published_warehouse
 from pipelines.defs.resources import GpuledgerResource, dbt_resource
 from pipelines.defs.schedules import daily_refresh, daily_refresh_schedule
+from pipelines.progress import progress_logger, run_log_logger
 from warehouse.paths import prepare_environment
 
 prepare_environment()
@@ -26,6 +27,11 @@ defs = dg.Definitions(
     jobs=[daily_refresh],
     schedules=[daily_refresh_schedule],
     sensors=[run_failure_alert],
+    loggers={
+        "console": dg.colored_console_logger,
+        "progress": progress_logger,
+        "run_log": run_log_logger,
+    },
     resources={
         "gpuledger": GpuledgerResource.configure_at_launch(),
         "dbt": dbt_resource(),

@@ -62,9 +62,13 @@ class ValidationOutcome:
 
 def _context():
     import great_expectations as gx
+    from great_expectations.data_context.types.base import ProgressBarsConfig
 
     logging.getLogger("great_expectations").setLevel(logging.WARNING)
-    return gx.get_context(mode="ephemeral")
+    context = gx.get_context(mode="ephemeral")
+    # GX draws a progress bar per validation; the run's own progress lines say what is happening.
+    context.variables.progress_bars = ProgressBarsConfig(globally=False)
+    return context
 
 
 _CONTEXT = None

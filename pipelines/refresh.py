@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from datetime import date
+import textwrap
+from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any
 
 from warehouse import db, publish
@@ -17,11 +20,16 @@ def run_refresh(
     extra_config: dict[str, Any] | None = None,
     out=sys.stdout,
     assets: list[str] | None = None,
+    progress: bool = False,
+    verbose: bool = False,
 ):
     """Execute daily_refresh for `as_of`; print a per-source summary; return the Dagster result.
 
     `assets` (keys such as "marts/source_health") runs only those assets and what they depend
-    on, as one would materialize them in the Dagster UI; by default the whole job runs."""
+    on, as one would materialize them in the Dagster UI; by default the whole job runs.
+
+    Every message of the run goes to $GPULEDGER_HOME/logs/run-<time>.log. With `progress` (the
+    CLI) the console shows one line per step instead of the log, unless `verbose`."""
     paths = prepare_environment(paths)
     import dagster as dg
 
@@ -35,12 +43,20 @@ def run_refresh(
         wanted = dg.AssetSelection.assets(*(dg.AssetKey.from_user_string(a) for a in assets))
         closure = wanted.upstream().required_multi_asset_neighbors()
         selection = sorted(closure.resolve(defs.resolve_asset_graph()))
-    with dg.DagsterInstance.get() as instance:
+    log_path = _run_log_path(paths)
+    if progress:
+        print(f"refresh as of {as_of}: the run's full log is {log_path}", file=sys.stderr)
+    loggers = {
+        "console": {"config": {"log_level": "INFO" if verbose or not progress else "ERROR"}},
+        "progress": {"config": {"enabled": progress}},
+        "run_log": {"config": {"path": str(log_path)}},
+    }
+    with contextlib.ExitStack() as quiet, dg.DagsterInstance.get() as instance:
+        if progress and not verbose:  # dbt's own output (dagster-dbt echoes it) into the log file
+            log_file = quiet.enter_context(log_path.open("a", encoding="utf-8"))
+            quiet.enter_context(contextlib.redirect_stdout(log_file))
         result = job.execute_in_process(
-            run_config={
-                "resources": {"gpuledger": {"config": config}},
-                "loggers": {"console": {"config": {"log_level": "INFO"}}},
-            },
+            run_config={"resources": {"gpuledger": {"config": config}}, "loggers": loggers},
             instance=instance,
             raise_on_error=False,
             asset_selection=selection,
@@ -58,6 +74,7 @@ def run_refresh(
 
 
 def _print_summary(paths: Paths, run_id: str, out) -> None:
+    """Sources by what happened to them: one line per outcome, not one per source."""
     con = db.connect(paths.db_path)
     try:
         db.ensure_raw_schema(con)
@@ -79,13 +96,44 @@ def _print_summary(paths: Paths, run_id: str, out) -> None:
         )
     finally:
         con.close()
-    print(f"refresh {run_id}:", file=out)
-    for source, ok, failed, used_archive, error in rows:
-        line = f"  {source}: {ok} fetched, {failed} failed"
-        if used_archive:
-            line += "; using archived snapshots"
-        if error:
-            line += f" (e.g. {error})"
+    print(f"refresh {run_id}: {len(rows)} sources", file=out)
+
+    def names(label: str, sources: list[str]) -> None:
+        if sources:
+            text = f"  {label} ({len(sources)}): {', '.join(sources)}"
+            print(textwrap.fill(text, width=100, subsequent_indent="    "), file=out)
+
+    names("fetched live", [s for s, ok, *_ in rows if ok])
+    archived = [s for s, _, _, used_archive, _ in rows if used_archive]
+    failed = [(s, n, error) for s, _, n, _, error in rows if n]
+    if failed and [s for s, *_ in failed] == archived:
+        names("live fetch failed, using archived snapshots", archived)
+    else:
+        names("using archived snapshots", archived)
+        names("live fetch failed", [s for s, *_ in failed])
+    if failed:
+        reasons = sorted({_reason(error) for *_, error in failed})
+        more = f" and {len(reasons) - 1} more reasons" if len(reasons) > 1 else ""
+        print(f"    e.g. {reasons[0]}{more} (gpuledger sources)", file=out)
+    for source, *_ in rows:
         if validations.get(source):
-            line += f"; {validations[source]} snapshot(s) failed validation, kept out of the marts"
-        print(line, file=out)
+            print(f"  {source}: {validations[source]} snapshot(s) failed validation, kept out of "
+                  "the marts", file=out)  # fmt: skip
+
+
+def _reason(error: str | None) -> str:
+    """A fetch error without the URL it names (the URL is in raw.source_runs and the log)."""
+    text = error or "unknown"
+    return text.split(": ", 1)[1] if text.startswith(("http://", "https://")) else text
+
+
+KEEP_RUN_LOGS = 30
+
+
+def _run_log_path(paths: Paths) -> Path:
+    """A new log file for this run; only the newest KEEP_RUN_LOGS are kept."""
+    folder = paths.home / "logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in sorted(folder.glob("run-*.log"))[: -(KEEP_RUN_LOGS - 1)]:
+        old.unlink(missing_ok=True)
+    return folder / f"run-{datetime.now(UTC):%Y%m%dT%H%M%S.%f}.log"

@@ -185,6 +185,32 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# ---------------------------------------------------------------- headless Chromium
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if found := shutil.which(name):
+            return found
+    if os.environ.get("CI"):
+        pytest.fail("no Chromium: `make test` installs Debian's chromium package")
+    pytest.skip("no Chromium on this machine (make test installs it as root)")
+
+
+def headless(*args: str) -> subprocess.CompletedProcess:
+    profile = tempfile.mkdtemp(prefix="gpuledger-chromium-")
+    try:
+        return subprocess.run(
+            [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={profile}", "--virtual-time-budget=20000",
+             *args],
+            capture_output=True, text=True, timeout=180,
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 # ---------------------------------------------------------------- the demo warehouse, built once
 
 DEMO_DAY = date(2026, 8, 22)  # the demo archive's newest capture day

@@ -21,6 +21,7 @@ import pandas as pd
 
 from warehouse import publish
 from warehouse.paths import Paths
+from warehouse.queries import coverage
 
 HISTORY_DAYS = 365
 TOP_GPUS = 8
@@ -37,7 +38,8 @@ class Report:
 
 
 def build(paths: Paths, out: Path | None = None) -> Report:
-    """Write the report for the newest ranked day of the published copy to `out`."""
+    """Write the report of the published copy to `out`; "today" is the day the first screen shows
+    (the newest day at least half the recent providers are fresh; warehouse/queries/coverage.py)."""
     began = time.perf_counter()
     out = out or paths.report_path
     con = publish.connect(paths)
@@ -50,6 +52,7 @@ def build(paths: Paths, out: Path | None = None) -> Report:
         "cost-per-output": _cost_chart(data["costs"]),
         "price-history": _price_chart(data["prices"]),
         "provider-spread": _spread_chart(data["spread"]),
+        "coverage": _coverage_chart(data["coverage"], data["day"]),
     }
     page = _page(data, charts, publish.publication(paths) or {})
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -65,6 +68,7 @@ def build(paths: Paths, out: Path | None = None) -> Report:
             "cost-per-output": len(data["costs"]),
             "price-history": len(data["prices"]),
             "provider-spread": len(data["spread"]),
+            "coverage": len(data["coverage"]),
         },
         day=data["day"],
     )
@@ -75,7 +79,8 @@ def _df(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) ->
 
 
 def _load(con: duckdb.DuckDBPyConnection) -> dict:
-    day = con.execute("select max(day) from analytics.cheapest_gpu_daily").fetchone()[0]
+    shown = coverage.shown_day(con)
+    day = shown["day"] if shown else None
     since = (day or date.today()) - timedelta(days=HISTORY_DAYS)
     leaders = _df(
         con,
@@ -89,7 +94,8 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
         """select workload_class, gpu_name, provider, offer_id, pricing_model,
                   gpus_needed, cost_per_accepted_output, output_unit, evidence, slo_status,
                   lead_pct, best_api, best_api_cost_per_accepted_output, is_stale, day
-           from analytics.cheapest_gpu_daily where is_latest_day order by workload_class""",
+           from analytics.cheapest_gpu_daily where day = ? order by workload_class""",
+        [day],
     )
     costs = _df(
         con,
@@ -97,10 +103,9 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
                   c.cost_per_accepted_output, c.output_unit, c.evidence, c.gpu_rank
            from analytics.workload_costs_daily as c
            left join analytics.gpus as g using (gpu_id)
-           where c.gpu_rank is not null
-             and c.day = (select max(x.day) from analytics.cheapest_gpu_daily as x
-                          where x.workload_class = c.workload_class)
+           where c.gpu_rank is not null and c.day = ?
            order by c.workload_class, c.gpu_rank""",
+        [day],
     )
     # The GPUs that led a class most often in the window, and their cheapest on-demand price.
     prices = _df(
@@ -132,11 +137,19 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
              and p.gpu_id in (select gpu_id from several)
            group by all order by p.gpu_id, usd_per_gpu_hour""",
     )
+    alert_columns = """day, workload_class, alert_kind, cause, old_gpu_id, old_provider,
+                       new_gpu_id, new_provider, change_pct, failed_source"""
     alerts = _df(
         con,
-        """select day, workload_class, alert_kind, cause, old_gpu_id, old_provider,
-                  new_gpu_id, new_provider, change_pct, failed_source
-           from analytics.rank_changes order by day desc, workload_class limit 15""",
+        f"""select {alert_columns}
+            from analytics.rank_changes order by day desc, workload_class limit 15""",
+    )
+    # the shown day's alerts, whichever day the newest 15 fall on
+    day_alerts = _df(
+        con,
+        f"""select {alert_columns}
+            from analytics.rank_changes where day = ? order by workload_class""",
+        [day],
     )
     health = _df(
         con,
@@ -144,16 +157,44 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
                   n_fetch_failures, last_failure_reason
            from analytics.source_health order by is_down desc, is_stale desc, source""",
     )
+    cover = _df(
+        con,
+        """select day, n_providers_fresh as fresh, n_providers_recent as recent, is_covered
+           from analytics.coverage_daily where day >= ? order by day""",
+        [since],
+    )
     return {
         "day": day,
+        "shown": shown,
+        "coverage": cover,
         "leaders": leaders,
         "today": today,
         "costs": costs,
         "prices": prices,
         "spread": spread,
         "alerts": alerts,
+        "day_alerts": day_alerts,
         "health": health,
     }
+
+
+def _coverage_chart(df: pd.DataFrame, day: date | None) -> alt.LayerChart:
+    """Providers fresh against those seen in the 30 days before, per day; the day shown marked."""
+    long = df.melt(
+        id_vars=["day"], value_vars=["fresh", "recent"], var_name="providers", value_name="n"
+    )
+    lines = (
+        alt.Chart(long, title="Coverage: providers with fresh prices / seen in the 30 days before")
+        .mark_line(interpolate="step-after")
+        .encode(
+            x=alt.X("day:T", title=None),
+            y=alt.Y("n:Q", title="providers"),
+            color=alt.Color("providers:N", title=None),
+            tooltip=["day:T", "providers:N", "n:Q"],
+        )
+    )
+    shown = alt.Chart(pd.DataFrame({"day": [day]})).mark_rule(strokeDash=[4, 4]).encode(x="day:T")
+    return alt.layer(lines, shown).properties(width=900, height=160)
 
 
 def _leaders_chart(df: pd.DataFrame) -> alt.Chart:
@@ -282,7 +323,7 @@ def _vega_bundle() -> str:
 def _page(data: dict, charts: dict[str, alt.TopLevelMixin], pub: dict) -> str:
     specs = {name: chart.to_dict() for name, chart in charts.items()}
     day = data["day"]
-    today_alerts = data["alerts"][data["alerts"]["day"] == day] if day else data["alerts"][:0]
+    today_alerts = data["day_alerts"]
     blocks = "".join(f"<section><div class='chart' id='{name}'></div></section>" for name in specs)
     stale = int(data["health"]["is_stale"].sum()) if not data["health"].empty else 0
     down = int(data["health"]["is_down"].sum()) if not data["health"].empty else 0
@@ -303,7 +344,8 @@ th {{ background: #f4f4f4; }} section {{ margin: 1.5em 0; }} .empty {{ color: #6
 </head>
 <body>
 <h1>gpuledger: cheapest GPU per accepted output</h1>
-<p class="meta">Newest ranked day {html.escape(str(day))} &middot; published
+<p class="meta">{html.escape(coverage.describe(data["shown"]))}</p>
+<p class="meta">Today: {html.escape(str(day))} &middot; published
 {html.escape(str(pub.get("published_at", "?")))} (run {html.escape(str(pub.get("run_id", "?")))})
 &middot; sources stale: {stale}, down: {down}</p>
 <h2>Leaders today</h2>

@@ -7,14 +7,32 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import dagster as dg
-from dagster_dbt import DbtCliResource, dbt_assets
+from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
 
 from pipelines.defs.resources import DBT_PROJECT, GpuledgerResource
 
 KEEP_DBT_RUNS = 7
+DBT_LAYERS = ("staging", "intermediate", "marts", "analytics")
 
 
-@dbt_assets(manifest=DBT_PROJECT.manifest_path, project=DBT_PROJECT)
+class LayerTranslator(DagsterDbtTranslator):
+    """dbt assets grouped as the project is layered: a group per models folder (staging,
+    intermediate, marts, analytics) and `reference` for the seeds; descriptions stay dbt's own."""
+
+    def get_group_name(self, dbt_resource_props) -> str:
+        fqn = dbt_resource_props.get("fqn") or []
+        if dbt_resource_props.get("resource_type") == "seed":
+            return "reference"
+        if len(fqn) > 2 and fqn[1] in DBT_LAYERS:
+            return fqn[1]
+        return super().get_group_name(dbt_resource_props) or "dbt"
+
+
+@dbt_assets(
+    manifest=DBT_PROJECT.manifest_path,
+    project=DBT_PROJECT,
+    dagster_dbt_translator=LayerTranslator(),
+)
 def gpuledger_dbt_models(
     context: dg.AssetExecutionContext, dbt: DbtCliResource, gpuledger: GpuledgerResource
 ):

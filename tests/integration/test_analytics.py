@@ -6,20 +6,17 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
-from datetime import timedelta
+from datetime import date, timedelta
 
 import duckdb
 import pytest
 from bs4 import BeautifulSoup
 
 from pipelines.refresh import run_refresh
-from tests.conftest import DEMO_DAY, OUTPUT, copy_demo, gpuledger, published_rows
+from tests.conftest import DEMO_DAY, OUTPUT, copy_demo, gpuledger, headless, published_rows
 from warehouse import analyst, publish, report
 from warehouse.paths import REPO_ROOT, Paths
 
@@ -29,6 +26,7 @@ DAY = DEMO_DAY
 VIEWS = {
     "api_break_even_daily",
     "cheapest_gpu_daily",
+    "coverage_daily",
     "gpu_price_history",
     "gpus",
     "provider_spread_daily",
@@ -237,38 +235,18 @@ def test_docs_site_is_one_offline_page_describing_the_views(home, tmp_path):
     assert "break_even_outputs_per_day" in page
 
 
-def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if found := shutil.which(name):
-            return found
-    if os.environ.get("CI"):
-        pytest.fail("no Chromium: `make test` installs Debian's chromium package")
-    pytest.skip("no Chromium on this machine (make test installs it as root)")
-
-
-def headless(*args: str) -> subprocess.CompletedProcess:
-    profile = tempfile.mkdtemp(prefix="gpuledger-chromium-")
-    try:
-        return subprocess.run(
-            [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-             "--no-first-run", "--disable-background-networking", "--disable-component-update",
-             "--disable-sync", f"--user-data-dir={profile}", "--virtual-time-budget=20000",
-             *args],
-            capture_output=True, text=True, timeout=180,
-        )  # fmt: skip
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-
-
 def test_report_draws_its_charts_in_headless_chromium(home):
     built = report.build(home)
-    assert built.day == DAY and built.path == home.report_path
+    # "today" is the day the first screen shows: 2026-08-21 (3 of 6 recent providers fresh), not
+    # the newest day 2026-08-22 (1 of 6)
+    shown = date(2026, 8, 21)
+    assert built.day == shown and built.path == home.report_path
     url = built.path.as_uri()
     dom = headless("--dump-dom", url)
     assert dom.returncode == 0, dom.stderr[-2000:]
     soup = BeautifulSoup(dom.stdout, "html.parser")
     assert soup.body.get("data-chart-error") is None
-    assert soup.body.get("data-charts-drawn") == "4"
+    assert soup.body.get("data-charts-drawn") == "5"
     # no external resources: the page works offline
     assert not [s["src"] for s in soup.find_all("script", src=True)]
 
@@ -277,7 +255,7 @@ def test_report_draws_its_charts_in_headless_chromium(home):
         assert div.get("data-drawn") == "yes", chart
         return sum(len(g.find_all("path")) for g in div.select(f"svg g.mark-{kind}.role-mark"))
 
-    since = DAY - timedelta(days=report.HISTORY_DAYS)
+    since = shown - timedelta(days=report.HISTORY_DAYS)
     leaders = published_rows(
         home, "select count(*) from analytics.cheapest_gpu_daily where day >= ?", [since]
     )[0][0]
@@ -285,14 +263,26 @@ def test_report_draws_its_charts_in_headless_chromium(home):
         home,
         """select count(*) from analytics.workload_costs_daily
            where workload_class = 'chat-70b' and day = ? and gpu_rank is not null""",
-        [DAY],
+        [shown],
+    )[0][0]
+    days = published_rows(
+        home, "select count(*) from analytics.coverage_daily where day >= ?", [since]
     )[0][0]
     assert built.chart_rows["leaders-over-time"] == leaders > 0
     assert marks("leaders-over-time", "symbol") == leaders  # one square per (day, class)
     assert marks("cost-per-output", "rect") == chat70b > 5  # one bar per GPU of the chosen class
     assert marks("price-history", "line") == report.TOP_GPUS  # one line per top GPU
     assert marks("provider-spread", "symbol") == built.chart_rows["provider-spread"] > 0
-    assert "No alerts on 2026-08-22." in soup.get_text()
+    assert built.chart_rows["coverage"] == days > 0
+    assert marks("coverage", "line") == 2  # providers fresh, providers seen in the 30 days before
+    assert "Showing 2026-08-21: 3 of 6 providers fresh" in soup.get_text()
+    # the day's alerts are the shown day's: seven classes changed leader on 2026-08-21
+    heading = next(h for h in soup.find_all("h2") if h.get_text() == "Alerts on 2026-08-21")
+    listed = len(heading.find_next("table").find_all("tr")) - 1  # less the header row
+    on_day = published_rows(
+        home, "select count(*) from analytics.rank_changes where day = ?", [shown]
+    )
+    assert listed == on_day[0][0] == 7
     assert "chat-70b" in soup.find("table").get_text()
 
     OUTPUT.mkdir(exist_ok=True)

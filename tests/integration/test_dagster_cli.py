@@ -12,8 +12,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 
-from tests.conftest import free_port
+from tests.conftest import free_port, headless
 
 pytestmark = pytest.mark.integration
 
@@ -41,7 +42,7 @@ def test_definitions_validate(tmp_path):
     assert "All code locations passed validation" in done.stderr + done.stdout
 
 
-def test_dagster_dev_serves_the_asset_graph(tmp_path):
+def test_dagster_dev_serves_the_asset_graph_grouped_by_layer(tmp_path):
     port = free_port()
     proc = subprocess.Popen(
         [str(BIN / "dagster"), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
@@ -69,6 +70,9 @@ def test_dagster_dev_serves_the_asset_graph(tmp_path):
                 continue
             nodes = (body.get("data") or {}).get("assetNodes") or []
             keys = {"/".join(n["assetKey"]["path"]) for n in nodes}
+        drawn = headless("--dump-dom", f"http://127.0.0.1:{port}/asset-groups")
+        assert drawn.returncode == 0, drawn.stderr[-2000:]
+        page_text = BeautifulSoup(drawn.stdout, "html.parser").get_text(" ", strip=True)
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
@@ -76,3 +80,7 @@ def test_dagster_dev_serves_the_asset_graph(tmp_path):
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
     assert {"ingest/skypilot", "raw/price_observations", "marts/fct_gpu_rankings_daily"} <= keys
+    # the global lineage page, drawn in headless Chromium, shows the asset groups by layer
+    words = set(page_text.split())
+    assert {"ingest", "staging", "intermediate", "marts", "analytics", "reference"} <= words
+    assert "default" not in words

@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import sys
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import duckdb
@@ -199,8 +199,57 @@ def test_cli_rank_reads_the_warehouse(demo):
     payload = json.loads(done.stdout)
     assert payload["day"] == "2026-08-22"
     assert payload["rows"][0]["gpu_rank"] == 1
+    # Without --date: the newest day on which at least half the providers seen in the 30 days
+    # before had fresh prices. On 2026-08-22 only CoreWeave's tracker was captured (1 of 6);
+    # on 2026-08-21 SkyPilot's Nebius catalog and EverXCloud's page were too (3 of 6).
     table = gpuledger(paths, "rank")
-    assert table.returncode == 0 and "GPU ranking for 2026-08-22 (on_demand)" in table.stdout
+    assert table.returncode == 0, table.stderr
+    assert table.stdout.startswith(
+        "Showing 2026-08-21: 3 of 6 providers fresh (coreweave, everxcloud, nebius)"
+    )
+    assert "newest, 2026-08-22: 1 of 6" in table.stdout
+    assert "GPU ranking for 2026-08-21 (on_demand)" in table.stdout
+    by_class = gpuledger(paths, "rank", "--workload", "chat-70b", "--format", "json")
+    assert json.loads(by_class.stdout)["day"] == "2026-08-21"
+
+
+def test_coverage_per_day_from_the_offers_themselves(demo):
+    """fct_coverage_daily against a plain recalculation from fct_gpu_offers_daily: a provider is
+    fresh on a day when one of its offers in force is not stale, recent when it was fresh on some
+    day of the 30 days up to it; an offer is recent when it was in force on one of those days."""
+    paths, _ = demo
+    offers = query(
+        paths, "select day, provider, offer_key, is_stale from marts.fct_gpu_offers_daily"
+    )
+    fresh, present, keys = {}, {}, {}
+    for day, provider, key, stale in offers:
+        present.setdefault(day, set()).add(provider)
+        keys.setdefault(day, set()).add(key)
+        if not stale:
+            fresh.setdefault(day, set()).add(provider)
+    got = query(
+        paths,
+        """select day, n_providers_recent, n_providers_fresh, n_providers_stale, n_providers_down,
+                  n_offers_present, n_offers_recent, is_covered
+           from marts.fct_coverage_daily order by day""",
+    )
+    assert len(got) == len(present)
+    for day, recent_n, fresh_n, stale_n, down_n, offers_n, offers_recent_n, covered in got:
+        window = [day - timedelta(days=k) for k in range(31)]
+        recent = set().union(*(fresh.get(d, set()) for d in window)) | present[day]
+        today = fresh.get(day, set())
+        assert (recent_n, fresh_n) == (len(recent), len(today)), day
+        assert stale_n == len(present[day] - today) and down_n == len(recent - present[day]), day
+        assert offers_n == len(keys[day])
+        assert offers_recent_n == len(set().union(*(keys.get(d, set()) for d in window)))
+        assert covered == (len(today) >= 0.5 * len(recent) and len(today) > 0), day
+    shown = query(paths, "select day from analytics.coverage_daily where is_shown_day")
+    assert shown == [(date(2026, 8, 21),)]
+    assert query(
+        paths,
+        """select n_providers_fresh, n_providers_recent, providers_fresh, providers_stale
+           from marts.fct_coverage_daily where day = '2026-08-21'""",
+    ) == [(3, 6, "coreweave, everxcloud, nebius", "lambda, paperspace, runpod")]
 
 
 def test_cli_sources_reports_health_as_of_the_last_run(demo):

@@ -84,6 +84,31 @@ def test_alerts_are_recorded_once_with_their_message_and_window(con):
     assert "source skypilot down for 33 days; leader for class chat-8b unknown" in dq
 
 
+def test_a_change_on_a_thin_day_says_so_in_its_text_and_payload(con):
+    """fct_alert_candidates carries the day's coverage (fct_coverage_daily): a leader change on a
+    day when 1 of 6 recent providers had fresh prices is flagged, one on a covered day is not."""
+    con.execute(
+        """alter table marts.fct_alert_candidates add column providers_fresh bigint;
+           alter table marts.fct_alert_candidates add column providers_recent bigint;
+           alter table marts.fct_alert_candidates add column is_low_coverage boolean;
+           update marts.fct_alert_candidates set providers_fresh = 1, providers_recent = 6,
+               is_low_coverage = true where workload_class = 'chat-70b';
+           update marts.fct_alert_candidates set providers_fresh = 5, providers_recent = 6,
+               is_low_coverage = false where workload_class = 'chat-8b';"""
+    )
+    alerts.sync(con, date(2026, 3, 14), start=date(2025, 12, 1))
+    got = {
+        k: (m, json.loads(p))
+        for k, m, p in con.execute("select alert_key, message, payload from ops.alerts").fetchall()
+    }
+    thin, payload = got["chat-70b|2026-03-13|nvidia-h100-sxm-80gb"]
+    assert thin.endswith("; LOW COVERAGE that day: 1 of 6 recent providers fresh")
+    coverage = [payload[k] for k in ("is_low_coverage", "providers_fresh", "providers_recent")]
+    assert coverage == [True, 1, 6]
+    covered, payload = got["chat-8b|2026-01-01|old"]
+    assert "LOW COVERAGE" not in covered and payload["is_low_coverage"] is False
+
+
 def test_near_ties_are_marked_marginal(con):
     alerts.sync(con, date(2026, 3, 14), start=date(2025, 12, 1), min_change_pct=1.0)
     marginal = dict(con.execute("select alert_key, is_marginal from ops.alerts").fetchall())

@@ -58,3 +58,23 @@ def test_every_price_source_has_its_validation_check():
         ("ingest/coreweave", "snapshots_valid"),
         ("ingest/ecb_fx", "snapshots_valid"),
     } <= checks
+
+
+def test_dbt_assets_are_grouped_by_layer_with_dbt_descriptions():
+    graph = defs.resolve_asset_graph()
+
+    def node(key: str):
+        return graph.get(dg.AssetKey.from_user_string(key))
+
+    assert node("staging/stg_price_observations").group_name == "staging"
+    assert node("intermediate/int_workload_classes_joined").group_name == "intermediate"
+    assert node("marts/fct_coverage_daily").group_name == "marts"
+    assert node("analytics/coverage_daily").group_name == "analytics"
+    assert node("reference/workload_classes").group_name == "reference"
+    assert node("ingest/skypilot").group_name == "ingest"
+    # the description shown in the UI is the model's own in its _<folder>__models.yml
+    assert node("marts/fct_coverage_daily").description.startswith(
+        "Per day, how much of the market the day's prices cover"
+    )
+    groups = {graph.get(k).group_name for k in graph.get_all_asset_keys()}
+    assert "default" not in groups

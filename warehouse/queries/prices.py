@@ -9,6 +9,7 @@ from typing import Any
 import duckdb
 
 from warehouse.queries import WarehouseMissing, connect_published
+from warehouse.queries.coverage import shown_day
 
 
 def ranking(
@@ -17,16 +18,11 @@ def ranking(
     con = connect_published()
     try:
         try:
+            coverage = None
             if day is None:
-                # The newest day with freshly observed prices (not only carried-forward ones).
-                day = con.execute(
-                    """
-                    select max(day) from marts.fct_gpu_price_rankings_daily
-                    where pricing_model = ? and (? is null or day <= ?)
-                      and day <= (select max(observed_date) from marts.fct_gpu_offers_daily)
-                    """,
-                    [pricing_model, not_after, not_after],
-                ).fetchone()[0]
+                # The day the first screen shows: the newest day enough providers are fresh.
+                coverage = shown_day(con, not_after)
+                day = coverage["day"] if coverage else None
             cur = con.execute(
                 """
                 select gpu_rank, gpu_id, best_price_usd_per_gpu_hour, best_provider, best_offer_id,
@@ -46,7 +42,7 @@ def ranking(
         rows = [dict(zip(columns, r, strict=True)) for r in cur.fetchall()]
     finally:
         con.close()
-    return {"day": day, "pricing_model": pricing_model, "rows": rows}
+    return {"day": day, "pricing_model": pricing_model, "rows": rows, "coverage": coverage}
 
 
 def render_ranking(result: dict[str, Any], limit: int | None = None) -> str:

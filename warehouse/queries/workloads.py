@@ -14,6 +14,7 @@ from typing import Any
 import duckdb
 
 from warehouse.queries import NotFound, WarehouseMissing, connect_published
+from warehouse.queries.coverage import shown_day
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
@@ -38,10 +39,15 @@ def _check_class(con, workload: str) -> None:
 
 
 def _day(con, workload: str, day: date | None) -> date:
+    """The day asked for, else the day the first screen shows (or the class's newest ranked day
+    before it, when the class has no ranking that day)."""
     if day is not None:
         return day
+    coverage = shown_day(con)
     newest = con.execute(
-        "select max(day) from marts.fct_gpu_rankings_daily where workload_class = ?", [workload]
+        "select max(day) from marts.fct_gpu_rankings_daily where workload_class = ? "
+        "and (? is null or day <= ?)",
+        [workload, coverage and coverage["day"], coverage and coverage["day"]],
     ).fetchone()[0]
     if newest is None:
         raise NotFound(f"workload class {workload!r} has no ranked day yet")
@@ -307,18 +313,16 @@ def _num(value, digits: int = 3) -> str:
 
 
 def leaders(not_after: date | None = None) -> dict[str, Any]:
-    """Each workload class's rank-1 GPU (and cheapest model API) on its newest ranked day."""
+    """Each workload class's rank-1 GPU (and cheapest model API) on the day the first screen
+    shows (one day for every class; see warehouse/queries/coverage.py)."""
     con = connect_published()
     try:
         try:
+            coverage = shown_day(con, not_after)
+            day = coverage["day"] if coverage else None
             rows = _rows(
                 con,
-                """with last as (
-                       select workload_class, max(day) as day from marts.fct_gpu_rankings_daily
-                       where ? is null or day <= ?
-                       group by 1
-                   )
-                   select r.workload_class, r.day, r.gpu_id, r.provider, r.offer_id,
+                """select r.workload_class, r.day, r.gpu_id, r.provider, r.offer_id,
                           r.pricing_model, r.gpus_needed, r.evidence, r.cost_per_accepted_output,
                           r.cost_per_1m_accepted_tokens, r.output_unit, r.is_stale,
                           (select min(a.cost_per_accepted_output)
@@ -326,28 +330,27 @@ def leaders(not_after: date | None = None) -> dict[str, Any]:
                            where a.workload_class = r.workload_class and a.day = r.day
                              and a.option_kind = 'model_api') as best_api_cost
                    from marts.fct_gpu_rankings_daily as r
-                   inner join last using (workload_class, day)
-                   where r.gpu_rank = 1
+                   where r.gpu_rank = 1 and r.day = ?
                    order by r.workload_class""",
-                [not_after, not_after],
+                [day],
             )
         except duckdb.CatalogException as exc:
             raise WarehouseMissing(f"the warehouse has no rankings yet ({exc})") from exc
     finally:
         con.close()
-    return {"rows": rows}
+    return {"day": day, "rows": rows, "coverage": coverage}
 
 
 def render_leaders(result: dict[str, Any]) -> str:
-    lines = ["Cheapest GPU per accepted output, per workload class (USD):"]
+    lines = [f"Cheapest GPU per accepted output on {result['day']}, per workload class (USD):"]
     lines.append(
-        f"{'class':22s} {'day':10s} {'gpu_id':28s} {'n':>2} {'cost/output':>12} {'per':9s} "
+        f"{'class':22s} {'gpu_id':28s} {'n':>2} {'cost/output':>12} {'per':9s} "
         f"{'provider':10s} {'evidence':9s} {'best API':>10}"
     )
     for r in result["rows"]:
         api = f"{r['best_api_cost']:10.6f}" if r["best_api_cost"] is not None else f"{'-':>10}"
         lines.append(
-            f"{r['workload_class']:22s} {str(r['day']):10s} {r['gpu_id']:28s} "
+            f"{r['workload_class']:22s} {r['gpu_id']:28s} "
             f"{r['gpus_needed']:>2} "
             f"{r['cost_per_accepted_output']:12.6f} {r['output_unit']:9s} {r['provider'][:10]:10s} "
             f"{r['evidence']:9s} {api}" + ("  stale" if r["is_stale"] else "")

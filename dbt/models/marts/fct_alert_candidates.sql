@@ -99,12 +99,17 @@ capture_alerts as (
 )
 
 select
-    workload_class || '|' || day || '|' || coalesce(
-        case when alert_kind = 'rank_change' then new_gpu_id else 'dq|' || source end, ''
+    a.workload_class || '|' || a.day || '|' || coalesce(
+        case when a.alert_kind = 'rank_change' then a.new_gpu_id else 'dq|' || a.source end, ''
     ) as alert_key,
-    *
+    a.*,
+    -- how much of the market that day's prices covered: a change on a thin day says so
+    cov.n_providers_fresh as providers_fresh,
+    cov.n_providers_recent as providers_recent,
+    not coalesce(cov.is_covered, false) as is_low_coverage
 from (
     select * from rank_alerts
     union all by name
     select * from capture_alerts
-)
+) as a
+left join {{ ref('fct_coverage_daily') }} as cov on a.day = cov.day

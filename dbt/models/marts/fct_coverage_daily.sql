@@ -1,0 +1,152 @@
+-- Per day: which providers and sources had fresh prices (observed that day, or a quote in force),
+-- which only carried-forward ones (stale), and which of those seen in the coverage window
+-- (coverage_window_days up to the day) had none at all (down); and the share of the window's
+-- offers still present. A day is covered when at least min_fresh_provider_share of the window's
+-- providers were fresh: the first screen shows the newest covered day.
+with days as (
+    select distinct day from {{ ref('fct_gpu_offers_daily') }}
+),
+
+provider_days as (
+    select
+        day,
+        provider,
+        bool_or(not is_stale) as is_fresh
+    from {{ ref('fct_gpu_offers_daily') }}
+    group by all
+),
+
+source_days as (
+    select
+        day,
+        source,
+        bool_or(not is_stale) as is_fresh
+    from {{ ref('fct_gpu_offers_daily') }}
+    group by all
+),
+
+-- a provider (source) counts as seen on day d when it had fresh prices within the window up to d
+provider_window as (
+    select
+        d.day,
+        p.provider,
+        coalesce(bool_or(p.is_fresh and p.day = d.day), false) as is_fresh,
+        bool_or(p.day = d.day) as is_present
+    from days as d
+    inner join provider_days as p
+        on
+            p.day between d.day - {{ var('coverage_window_days') }} and d.day
+            and (p.is_fresh or p.day = d.day)
+    group by all
+),
+
+source_window as (
+    select
+        d.day,
+        s.source,
+        coalesce(bool_or(s.is_fresh and s.day = d.day), false) as is_fresh,
+        bool_or(s.day = d.day) as is_present
+    from days as d
+    inner join source_days as s
+        on
+            s.day between d.day - {{ var('coverage_window_days') }} and d.day
+            and (s.is_fresh or s.day = d.day)
+    group by all
+),
+
+-- offers: each run of days an offer was present, stretched by the window, counted per day
+offer_runs as (
+    select
+        offer_key,
+        min(day) as first_day,
+        max(day) + {{ var('coverage_window_days') }} as reach_until
+    from (
+        select
+            offer_key,
+            day,
+            day - cast(row_number() over (partition by offer_key order by day) as integer) as run_id
+        from {{ ref('fct_gpu_offers_daily') }}
+    )
+    group by offer_key, run_id
+),
+
+offers_recent as (
+    select
+        d.day,
+        count(distinct r.offer_key) as n_offers_recent
+    from days as d
+    inner join offer_runs as r
+        on d.day between r.first_day and r.reach_until
+    group by d.day
+),
+
+offers_present as (
+    select
+        day,
+        count(*) as n_offers_present
+    from {{ ref('fct_gpu_offers_daily') }}
+    group by day
+),
+
+providers as (
+    select
+        day,
+        count(*) as n_providers_recent,
+        count(*) filter (where is_fresh) as n_providers_fresh,
+        count(*) filter (where is_present and not is_fresh) as n_providers_stale,
+        count(*) filter (where not is_present) as n_providers_down,
+        string_agg(provider, ', ' order by provider) filter (where is_fresh) as providers_fresh,
+        string_agg(provider, ', ' order by provider) filter (
+            where is_present and not is_fresh
+        ) as providers_stale,
+        string_agg(provider, ', ' order by provider) filter (where not is_present) as providers_down
+    from provider_window
+    group by day
+),
+
+sources as (
+    select
+        day,
+        count(*) as n_sources_recent,
+        count(*) filter (where is_fresh) as n_sources_fresh,
+        count(*) filter (where is_present and not is_fresh) as n_sources_stale,
+        count(*) filter (where not is_present) as n_sources_down,
+        string_agg(source, ', ' order by source) filter (where is_fresh) as sources_fresh,
+        string_agg(source, ', ' order by source) filter (
+            where is_present and not is_fresh
+        ) as sources_stale,
+        string_agg(source, ', ' order by source) filter (where not is_present) as sources_down
+    from source_window
+    group by day
+)
+
+select
+    d.day,
+    coalesce(p.n_providers_recent, 0) as n_providers_recent,
+    coalesce(p.n_providers_fresh, 0) as n_providers_fresh,
+    coalesce(p.n_providers_stale, 0) as n_providers_stale,
+    coalesce(p.n_providers_down, 0) as n_providers_down,
+    p.providers_fresh,
+    p.providers_stale,
+    p.providers_down,
+    coalesce(s.n_sources_recent, 0) as n_sources_recent,
+    coalesce(s.n_sources_fresh, 0) as n_sources_fresh,
+    coalesce(s.n_sources_stale, 0) as n_sources_stale,
+    coalesce(s.n_sources_down, 0) as n_sources_down,
+    s.sources_fresh,
+    s.sources_stale,
+    s.sources_down,
+    coalesce(op.n_offers_present, 0) as n_offers_present,
+    o.n_offers_recent,
+    round(coalesce(op.n_offers_present, 0) / o.n_offers_recent, 4) as offers_present_share,
+    round(coalesce(p.n_providers_fresh, 0) / nullif(p.n_providers_recent, 0), 4)
+        as fresh_provider_share,
+    cast({{ var("min_fresh_provider_share") }} as double) as min_fresh_provider_share,
+    coalesce(p.n_providers_fresh, 0)
+    >= {{ var('min_fresh_provider_share') }} * coalesce(p.n_providers_recent, 0)
+    and coalesce(p.n_providers_fresh, 0) > 0 as is_covered
+from days as d
+left join providers as p on d.day = p.day
+left join sources as s on d.day = s.day
+left join offers_present as op on d.day = op.day
+left join offers_recent as o on d.day = o.day

@@ -1,0 +1,58 @@
+"""What a new user sees at the end of `make run` (`gpuledger refresh`): one day, chosen for its
+coverage and said why, the GPU price ranking and each class's leader of that day, in a screen."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DEMO_DAY, gpuledger, query
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+SHOWN = "2026-08-21"  # 3 of 6 recent providers fresh; 2026-08-22 had 1 of 6
+
+
+def test_refresh_ends_with_one_covered_day_on_one_screen(demo_copy):
+    done = gpuledger(demo_copy, "refresh", "--offline", "--as-of", DEMO_DAY.isoformat())
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    lines = (done.stderr + done.stdout).splitlines()
+    assert len(lines) <= 40, "\n".join(lines)
+    # progress: one line per step with its time, and where the whole log went
+    log = re.search(r"the run's full log is (\S+)", done.stderr).group(1)
+    steps = re.findall(r"^\[\s*[\d.]+ s\] (.+?) \([\d.]+ s\)$", done.stderr, re.M)
+    assert steps == [
+        "ingest: 13 sources fetched or read, checked, loaded",
+        "raw tables",
+        "dbt models and tests",
+        "alerts",
+        "publish for readers",
+        "report",
+    ]
+    # dbt's and GX's own output is in the log file, not on the screen
+    assert "Finished running" in Path(log).read_text()
+    assert "Finished running" not in done.stdout + done.stderr
+    # one day for everything on the screen, with its coverage and why
+    assert f"Showing {SHOWN}: 3 of 6 providers fresh" in done.stdout
+    assert f"GPU ranking for {SHOWN} (on_demand)" in done.stdout
+    assert f"Cheapest GPU per accepted output on {SHOWN}" in done.stdout
+    classes = [
+        c
+        for (c,) in query(
+            demo_copy, "select workload_class from reference.workload_classes order by 1"
+        )
+    ]
+    leaders = [
+        line.split()[0]
+        for line in done.stdout.splitlines()
+        if line.split()[:1] and line.split()[0] in classes
+    ]
+    assert leaders == classes
+    shown = query(
+        demo_copy,
+        "select n_providers_fresh, n_providers_recent from marts.fct_coverage_daily where day = ?",
+        [SHOWN],
+    )
+    assert shown == [(3, 6)]  # at least half of the recent providers are fresh that day
