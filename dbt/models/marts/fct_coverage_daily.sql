@@ -34,9 +34,8 @@ provider_window as (
         bool_or(p.day = d.day) as is_present
     from days as d
     inner join provider_days as p
-        on
-            p.day between d.day - {{ var('coverage_window_days') }} and d.day
-            and (p.is_fresh or p.day = d.day)
+        on p.day between d.day - {{ var('coverage_window_days') }} and d.day
+        and (p.is_fresh or d.day = p.day)
     group by all
 ),
 
@@ -48,9 +47,8 @@ source_window as (
         bool_or(s.day = d.day) as is_present
     from days as d
     inner join source_days as s
-        on
-            s.day between d.day - {{ var('coverage_window_days') }} and d.day
-            and (s.is_fresh or s.day = d.day)
+        on s.day between d.day - {{ var('coverage_window_days') }} and d.day
+        and (s.is_fresh or d.day = s.day)
     group by all
 ),
 
@@ -64,7 +62,10 @@ offer_runs as (
         select
             offer_key,
             day,
-            day - cast(row_number() over (partition by offer_key order by day) as integer) as run_id
+            day - cast(row_number() over (
+                partition by offer_key
+                order by day
+            ) as integer) as run_id
         from {{ ref('fct_gpu_offers_daily') }}
     )
     group by offer_key, run_id
@@ -95,11 +96,21 @@ providers as (
         count(*) filter (where is_fresh) as n_providers_fresh,
         count(*) filter (where is_present and not is_fresh) as n_providers_stale,
         count(*) filter (where not is_present) as n_providers_down,
-        string_agg(provider, ', ' order by provider) filter (where is_fresh) as providers_fresh,
-        string_agg(provider, ', ' order by provider) filter (
+        string_agg(
+            provider, ', '
+            order by provider
+        ) filter (where is_fresh
+        ) as providers_fresh,
+        string_agg(
+            provider, ', '
+            order by provider) filter (
             where is_present and not is_fresh
         ) as providers_stale,
-        string_agg(provider, ', ' order by provider) filter (where not is_present) as providers_down
+        string_agg(
+            provider, ', '
+            order by provider
+        ) filter (where not is_present
+        ) as providers_down
     from provider_window
     group by day
 ),
@@ -111,11 +122,21 @@ sources as (
         count(*) filter (where is_fresh) as n_sources_fresh,
         count(*) filter (where is_present and not is_fresh) as n_sources_stale,
         count(*) filter (where not is_present) as n_sources_down,
-        string_agg(source, ', ' order by source) filter (where is_fresh) as sources_fresh,
-        string_agg(source, ', ' order by source) filter (
+        string_agg(
+            source, ', '
+            order by source
+        ) filter (where is_fresh
+        ) as sources_fresh,
+        string_agg(
+            source, ', '
+            order by source) filter (
             where is_present and not is_fresh
         ) as sources_stale,
-        string_agg(source, ', ' order by source) filter (where not is_present) as sources_down
+        string_agg(
+            source, ', '
+            order by source
+        ) filter (where not is_present
+        ) as sources_down
     from source_window
     group by day
 )
