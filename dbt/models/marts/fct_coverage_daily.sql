@@ -7,50 +7,57 @@ with days as (
     select distinct day from {{ ref('fct_gpu_offers_daily') }}
 ),
 
-provider_days as (
+{#- the same three steps for providers and for price sources -#}
+{% for entity in ['provider', 'source'] %}
+{{ entity }}_days as (
     select
         day,
-        provider,
+        {{ entity }},
         bool_or(not is_stale) as is_fresh
     from {{ ref('fct_gpu_offers_daily') }}
     group by all
 ),
 
-source_days as (
+-- counted as seen on day d when it had fresh prices within the window up to d, or prices on d
+{{ entity }}_window as (
+    select
+        d.day,
+        e.{{ entity }},
+        coalesce(bool_or(e.is_fresh and e.day = d.day), false) as is_fresh,
+        bool_or(e.day = d.day) as is_present
+    from days as d
+    inner join {{ entity }}_days as e
+        on e.day between d.day - {{ var('coverage_window_days') }} and d.day
+        and (e.is_fresh or d.day = e.day)
+    group by all
+),
+
+{{ entity }}s as (
     select
         day,
-        source,
-        bool_or(not is_stale) as is_fresh
-    from {{ ref('fct_gpu_offers_daily') }}
-    group by all
+        count(*) as n_{{ entity }}s_recent,
+        count(*) filter (where is_fresh) as n_{{ entity }}s_fresh,
+        count(*) filter (where is_present and not is_fresh) as n_{{ entity }}s_stale,
+        count(*) filter (where not is_present) as n_{{ entity }}s_down,
+        string_agg(
+            {{ entity }}, ', '
+            order by {{ entity }}
+        ) filter (where is_fresh
+        ) as {{ entity }}s_fresh,
+        string_agg(
+            {{ entity }}, ', '
+            order by {{ entity }}) filter (
+            where is_present and not is_fresh
+        ) as {{ entity }}s_stale,
+        string_agg(
+            {{ entity }}, ', '
+            order by {{ entity }}
+        ) filter (where not is_present
+        ) as {{ entity }}s_down
+    from {{ entity }}_window
+    group by day
 ),
-
--- a provider (source) counts as seen on day d when it had fresh prices within the window up to d
-provider_window as (
-    select
-        d.day,
-        p.provider,
-        coalesce(bool_or(p.is_fresh and p.day = d.day), false) as is_fresh,
-        bool_or(p.day = d.day) as is_present
-    from days as d
-    inner join provider_days as p
-        on p.day between d.day - {{ var('coverage_window_days') }} and d.day
-        and (p.is_fresh or d.day = p.day)
-    group by all
-),
-
-source_window as (
-    select
-        d.day,
-        s.source,
-        coalesce(bool_or(s.is_fresh and s.day = d.day), false) as is_fresh,
-        bool_or(s.day = d.day) as is_present
-    from days as d
-    inner join source_days as s
-        on s.day between d.day - {{ var('coverage_window_days') }} and d.day
-        and (s.is_fresh or d.day = s.day)
-    group by all
-),
+{% endfor %}
 
 -- offers: each run of days an offer was present, stretched by the window, counted per day
 offer_runs as (
@@ -86,58 +93,6 @@ offers_present as (
         day,
         count(*) as n_offers_present
     from {{ ref('fct_gpu_offers_daily') }}
-    group by day
-),
-
-providers as (
-    select
-        day,
-        count(*) as n_providers_recent,
-        count(*) filter (where is_fresh) as n_providers_fresh,
-        count(*) filter (where is_present and not is_fresh) as n_providers_stale,
-        count(*) filter (where not is_present) as n_providers_down,
-        string_agg(
-            provider, ', '
-            order by provider
-        ) filter (where is_fresh
-        ) as providers_fresh,
-        string_agg(
-            provider, ', '
-            order by provider) filter (
-            where is_present and not is_fresh
-        ) as providers_stale,
-        string_agg(
-            provider, ', '
-            order by provider
-        ) filter (where not is_present
-        ) as providers_down
-    from provider_window
-    group by day
-),
-
-sources as (
-    select
-        day,
-        count(*) as n_sources_recent,
-        count(*) filter (where is_fresh) as n_sources_fresh,
-        count(*) filter (where is_present and not is_fresh) as n_sources_stale,
-        count(*) filter (where not is_present) as n_sources_down,
-        string_agg(
-            source, ', '
-            order by source
-        ) filter (where is_fresh
-        ) as sources_fresh,
-        string_agg(
-            source, ', '
-            order by source) filter (
-            where is_present and not is_fresh
-        ) as sources_stale,
-        string_agg(
-            source, ', '
-            order by source
-        ) filter (where not is_present
-        ) as sources_down
-    from source_window
     group by day
 )
 

@@ -9,16 +9,16 @@ with ranked as (
 select
     g.gpu_id,
     {% for f in fields %}
-        (
-            select x.{{ f }} from ranked as x
-            where x.gpu_id = g.gpu_id and x.{{ f }} is not null
-            order by x.priority, x.source limit 1
-        ) as {{ f }},
-        (
-            select x.source from ranked as x
-            where x.gpu_id = g.gpu_id and x.{{ f }} is not null
-            order by x.priority, x.source limit 1
-        ) as {{ f }}_source,
+    (
+        select x.{{ f }} from ranked as x
+        where x.gpu_id = g.gpu_id and x.{{ f }} is not null
+        order by x.priority, x.source limit 1
+    ) as {{ f }},
+    (
+        select x.source from ranked as x
+        where x.gpu_id = g.gpu_id and x.{{ f }} is not null
+        order by x.priority, x.source limit 1
+    ) as {{ f }}_source,
     {% endfor %}
     (
         select count(distinct x.source) from ranked as x
