@@ -237,6 +237,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 def _rank_workload(args: argparse.Namespace) -> int:
     from warehouse.queries import NotFound, WarehouseMissing
+    from warehouse.queries.coverage import describe
     from warehouse.queries.workloads import render_workload_ranking, workload_ranking
 
     day = date.fromisoformat(args.date) if args.date else None
@@ -248,6 +249,9 @@ def _rank_workload(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(result, default=str, indent=2))
     else:
+        if args.format == "table" and result["coverage"] is not None:
+            print(describe(result["coverage"]))  # the day was chosen for its coverage: say why
+            print()
         print(render_workload_ranking(result, args.format, limit=args.limit))
     return 0 if result["gpus"] else 3
 

@@ -217,16 +217,28 @@ DEMO_DAY = date(2026, 8, 22)  # the demo archive's newest capture day
 
 
 @pytest.fixture(scope="session")
-def demo_build(tmp_path_factory) -> tuple[Paths, str]:
+def demo_build(tmp_path_factory, worker_id) -> tuple[Paths, str]:
     """`make run` offline on the shipped demo archive, once per session: the warehouse, its
-    published copy and report, and what the run printed. Tests never change it: they take a copy."""
+    published copy and report, and what the run printed. Tests never change it: they take a copy.
+
+    With several workers (xdist) the first one to need it builds it in the session's shared
+    temporary folder under a file lock; the others wait for it and read it."""
+    from filelock import FileLock
+
     from pipelines.refresh import run_refresh
 
-    paths = Paths(tmp_path_factory.mktemp("demo-build"))
-    out = io.StringIO()
-    result = run_refresh(DEMO_DAY, offline=True, paths=paths, out=out)
-    assert result.success, out.getvalue()
-    return paths, out.getvalue()
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":  # each worker has its own basetemp below the session's one
+        shared = shared.parent
+    paths = Paths(shared / "demo-build")
+    summary = shared / "demo-build.summary.txt"
+    with FileLock(str(shared / "demo-build.lock")):
+        if not summary.exists():
+            out = io.StringIO()
+            result = run_refresh(DEMO_DAY, offline=True, paths=paths, out=out)
+            assert result.success, out.getvalue()
+            summary.write_text(out.getvalue(), encoding="utf-8")
+    return paths, summary.read_text(encoding="utf-8")
 
 
 def copy_demo(demo_build: tuple[Paths, str], folder: Path) -> Paths:

@@ -211,6 +211,9 @@ def test_cli_rank_reads_the_warehouse(demo):
     assert "GPU ranking for 2026-08-21 (on_demand)" in table.stdout
     by_class = gpuledger(paths, "rank", "--workload", "chat-70b", "--format", "json")
     assert json.loads(by_class.stdout)["day"] == "2026-08-21"
+    assert json.loads(by_class.stdout)["coverage"]["n_providers_fresh"] == 3
+    table = gpuledger(paths, "rank", "--workload", "chat-70b")
+    assert table.stdout.startswith("Showing 2026-08-21: 3 of 6 providers fresh")
 
 
 def test_coverage_per_day_from_the_offers_themselves(demo):

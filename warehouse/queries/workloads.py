@@ -59,6 +59,7 @@ def workload_ranking(workload: str, day: date | None = None) -> dict[str, Any]:
     try:
         try:
             _check_class(con, workload)
+            coverage = shown_day(con) if day is None else None  # the default day, and why
             day = _day(con, workload, day)
         except duckdb.CatalogException as exc:
             raise WarehouseMissing(f"the warehouse has no rankings yet ({exc})") from exc
@@ -94,7 +95,7 @@ def workload_ranking(workload: str, day: date | None = None) -> dict[str, Any]:
     finally:
         con.close()
     return {"workload": workload, "day": day, "gpus": gpus, "model_apis": apis,
-            "gpus_not_eligible": ineligible}  # fmt: skip
+            "gpus_not_eligible": ineligible, "coverage": coverage}  # fmt: skip
 
 
 def render_workload_ranking(
