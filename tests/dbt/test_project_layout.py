@@ -1,0 +1,45 @@
+"""The dbt project keeps jaffle-shop's habits: every model has a YAML entry with a description and
+a test of its grain, and the copied classes join stays one intermediate model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+MODELS = Path(__file__).parents[2] / "dbt" / "models"
+
+
+def entries() -> dict[str, dict]:
+    found = {}
+    for path in MODELS.glob("*/_*.yml"):
+        for model in yaml.safe_load(path.read_text()).get("models") or []:
+            found[model["name"]] = model
+    return found
+
+
+def grain(model: dict) -> list[str] | None:
+    """The columns a model's grain test holds unique, or None when it has none."""
+    for test in model.get("data_tests") or []:
+        if isinstance(test, dict) and "unique_columns" in test:
+            return test["unique_columns"]["arguments"]["columns"]
+    for column in model.get("columns") or []:
+        if "unique" in (column.get("data_tests") or []):
+            return [column["name"]]
+    return None
+
+
+def test_every_model_has_an_entry_a_description_and_a_grain_test():
+    sql = sorted(p.stem for p in MODELS.glob("*/*.sql"))
+    documented = entries()
+    assert len(sql) == 49
+    assert [m for m in sql if m not in documented] == []
+    assert [m for m in sql if not (documented[m].get("description") or "").strip()] == []
+    assert [m for m in sql if grain(documented[m]) is None] == []
+    assert grain(documented["fct_coverage_daily"]) == ["day"]
+    assert grain(documented["fct_workload_costs_daily"]) == ["day", "workload_class", "option_key"]
+
+
+def test_classes_are_joined_to_their_models_in_one_place():
+    joined = [p.stem for p in MODELS.glob("*/*.sql") if "ref('model_reference')" in p.read_text()]
+    assert sorted(joined) == ["int_model_api_prices_daily", "int_workload_classes_joined"]
