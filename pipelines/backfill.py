@@ -106,6 +106,7 @@ def demo(
     """Replay the shipped demo archive into a fresh warehouse and show what gpuledger would have
     said over its capture dates: each class's leader now, and the alerts of the whole period."""
     from pipelines.alerts import list_alerts
+    from warehouse.queries.coverage import describe
     from warehouse.queries.workloads import leaders, render_leaders
 
     home = home or Path(tempfile.mkdtemp(prefix="gpuledger-demo-"))
@@ -127,7 +128,9 @@ def demo(
     import os
 
     os.environ["GPULEDGER_HOME"] = str(home)
-    print(render_leaders(leaders(DEMO_END)), file=out)
+    shown = leaders(DEMO_END)
+    print(describe(shown["coverage"]), file=out)  # which day the leaders are of, and why
+    print(render_leaders(shown), file=out)
     rows = list_alerts(paths.published_db_path)
     print(
         f"\nAlerts over {DEMO_START} .. {DEMO_END} ({len(rows)}; not delivered anywhere):", file=out
