@@ -217,7 +217,7 @@ DEMO_DAY = date(2026, 8, 22)  # the demo archive's newest capture day
 
 
 @pytest.fixture(scope="session")
-def demo_build(tmp_path_factory, worker_id) -> tuple[Paths, str]:
+def demo_build(tmp_path_factory) -> tuple[Paths, str]:
     """`make run` offline on the shipped demo archive, once per session: the warehouse, its
     published copy and report, and what the run printed. Tests never change it: they take a copy.
 
@@ -228,7 +228,7 @@ def demo_build(tmp_path_factory, worker_id) -> tuple[Paths, str]:
     from pipelines.refresh import run_refresh
 
     shared = tmp_path_factory.getbasetemp()
-    if worker_id != "master":  # each worker has its own basetemp below the session's one
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker's basetemp is below the session's one
         shared = shared.parent
     paths = Paths(shared / "demo-build")
     summary = shared / "demo-build.summary.txt"
