@@ -105,13 +105,18 @@ def archive_files(
     operator_hints: dict[str, str] | None = None,
     origin: str = "import",
     now: datetime | None = None,
+    folder_hints: dict[str, dict[str, str]] | None = None,
 ) -> list[FileOutcome]:
-    """Archive every result file under `paths`. Returns one outcome per file seen."""
+    """Archive every result file under `paths`. Returns one outcome per file seen.
+    `folder_hints` are operator hints for the files under a display-path prefix (what the operator
+    would pass as `--gpu/--model/...` when ingesting that folder alone)."""
     now = now or datetime.now(UTC)
     files, outcomes = collect(paths)
     systems = _system_hints(files)
     for path, display in files:
-        hints = {**(operator_hints or {}), **_hints_for(path, systems)}
+        for_folder = [h for prefix, h in (folder_hints or {}).items() if display.startswith(prefix)]
+        hints = {**(operator_hints or {}), **(for_folder[0] if for_folder else {}),
+                 **_hints_for(path, systems)}  # fmt: skip
         url = benchmark_files.file_url(display, hints)
         try:
             size = path.stat().st_size

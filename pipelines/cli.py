@@ -242,7 +242,7 @@ def _rank_workload(args: argparse.Namespace) -> int:
 
     day = date.fromisoformat(args.date) if args.date else None
     try:
-        result = workload_ranking(args.workload, day)
+        result = workload_ranking(args.workload, day, min_evidence=args.min_evidence)
     except (WarehouseMissing, NotFound) as exc:
         print(f"gpuledger rank: {exc}", file=sys.stderr)
         return 2
@@ -270,6 +270,20 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(json.dumps(result, default=str, indent=2))
     else:
         print(render_explain(result))
+    return 0
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    from warehouse.queries import NotFound, WarehouseMissing
+    from warehouse.queries.estimate import estimate, render_estimate
+
+    try:
+        result = estimate(args.model, args.gpu, args.gpus, args.precision, args.input,
+                          args.output, args.concurrency)  # fmt: skip
+    except (WarehouseMissing, NotFound, ValueError) as exc:
+        print(f"gpuledger estimate: {exc}", file=sys.stderr)
+        return 2
+    print(render_estimate(result, args.format))
     return 0
 
 
@@ -474,7 +488,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.add_argument("--pricing-model", default="on_demand")
     p.add_argument("--limit", type=int, default=None)
+    p.add_argument(
+        "--min-evidence",
+        choices=["measured", "calibrated", "estimated"],
+        help="with --workload: hide GPUs whose evidence is weaker (measured > calibrated > "
+        "estimated)",
+    )
     p.set_defaults(func=cmd_rank)
+
+    p = sub.add_parser(
+        "estimate",
+        help="the performance model's prediction for any model, GPU and load, with its grade and "
+        "the runs behind it (read-only)",
+    )
+    p.add_argument("--model", required=True, help="model_ref or a model name (gpt-oss-120b, ...)")
+    p.add_argument("--gpu", required=True, help="canonical gpu_id, e.g. nvidia-h100-sxm-80gb")
+    p.add_argument("--gpus", type=int, default=1, help="GPUs in the unit (default 1)")
+    p.add_argument("--precision", help="default: the precision of the published checkpoint")
+    p.add_argument("--input", type=int, required=True, help="input tokens per request")
+    p.add_argument("--output", type=int, required=True, help="output tokens per request")
+    p.add_argument("--concurrency", type=int, default=1, help="sequences served at once")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.set_defaults(func=cmd_estimate)
 
     p = sub.add_parser(
         "explain", help="the whole calculation behind one workload class and GPU (read-only)"

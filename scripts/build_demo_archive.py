@@ -49,6 +49,36 @@ SKYPILOT_FILES = [
 BENCHMARKS_INGESTED = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
 
 
+# What the publishers state beside their result files but not in them, passed as an operator
+# passes `gpuledger ingest --model/--gpu/--gpu-count/--precision` for that folder:
+# - dstack's "TGI vs vLLM on AMD 8 X MI300x" README: Llama 3.1 405B Instruct (the BF16
+#   checkpoint, `MODEL_ID=meta-llama/Llama-3.1-405B-Instruct`, `--tensor-parallel-size=8`,
+#   `--num-shard 8`) on 8 x AMD Instinct MI300X;
+# - DataCrunch's h200-benchmarks commands: "Llama 3.3 70B on 4 x H200 (bf16)" (`--tp-size 4`) and
+#   "LLaMA 405B on 8 X H200 (bf16)" (`--tp-size 8`). Their DeepSeek output has two candidate
+#   models in the commands (Coder-V2 FP8, V2.5 BF16), so it gets the hardware only.
+OPERATOR_HINTS = {
+    "benchmarks/vllm_dstack/amd_tgi_vs_vllm_MI300X/": {
+        "model": "meta-llama/Llama-3.1-405B-Instruct",
+        "gpu": "AMD Instinct MI300X",
+        "gpu_count": "8",
+    },
+    "benchmarks/sglang_datacrunch/outputs__llama_3_3_70b_": {
+        "model": "meta-llama/Llama-3.3-70B-Instruct",
+        "gpu": "H200",
+        "gpu_count": "4",
+        "precision": "bf16",
+    },
+    "benchmarks/sglang_datacrunch/outputs__llama_405b_": {
+        "model": "meta-llama/Llama-3.1-405B-Instruct",
+        "gpu": "H200",
+        "gpu_count": "8",
+        "precision": "bf16",
+    },
+    "benchmarks/sglang_datacrunch/outputs__deepseek_": {"gpu": "H200", "gpu_count": "8"},
+}
+
+
 def main(data_dir: Path) -> None:
     target = REPO / "warehouse" / "demo_archive"
     if target.exists():
@@ -133,7 +163,20 @@ def main(data_dir: Path) -> None:
     # before the demo's rankings so their evidence counts from the start of the replay.
     from pipelines.benchmarks import archive_files
 
-    archive_files(archive, [data_dir / "benchmarks"], origin="demo", now=BENCHMARKS_INGESTED)
+    archive_files(
+        archive,
+        [data_dir / "benchmarks"],
+        origin="demo",
+        now=BENCHMARKS_INGESTED,
+        folder_hints=OPERATOR_HINTS,
+    )
+    # Benchmark results gpuledger keeps in its own tree (each folder's README names the origin).
+    archive_files(
+        archive,
+        sorted(p for p in (REPO / "warehouse" / "demo_benchmarks").iterdir() if p.is_dir()),
+        origin="demo",
+        now=BENCHMARKS_INGESTED,
+    )
     n = sum(1 for _ in archive.snapshots())
     print(f"demo archive: {n} snapshots in {target}")
 

@@ -5,8 +5,10 @@
 Written apart from the SQL (plain Python over the seeds' CSV files and the marts the economics
 start from: fct_gpu_offers_daily, fct_gpu_specs, fct_benchmark_runs, fct_model_api_prices), it
 recomputes, for the newest ranked day of every workload class, each GPU's best eligible offer:
-memory fit, matching runs and their median per-GPU throughput, the roofline estimate and its
-per-class calibration, accepted fraction, effective hourly cost and cost per accepted output. It
+memory fit, matching runs and their median per-GPU throughput, the performance model (every
+run's prediction under its own conditions and its efficiency; each class's roofline calibrated by
+the runs on that kind of GPU, or by comparable GPU kinds; the latency estimate against the SLO),
+accepted fraction, effective hourly cost and cost per accepted output. It
 then compares with `gpuledger rank --workload W --format json` (the same rows the CLI prints):
 every cell within 0.5 %, and the same GPU order. Prints one line per class; exits 1 on a mismatch.
 Runs count from their ingestion day here as in the marts; specs are taken as of the build (the
@@ -18,6 +20,8 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
+import re
 import statistics
 import sys
 from datetime import date
@@ -47,12 +51,15 @@ def dbt_vars() -> dict:
     return yaml.safe_load((ROOT / "dbt" / "dbt_project.yml").read_text())["vars"]
 
 
+def kv_bytes_per_token(model: dict, precision: str) -> float:
+    return float(model["kv_layers"]) * float(model["kv_values_per_layer"]) * BYTES[precision]
+
+
 def memory_fit(cls: dict, model: dict, gpu_memory: float) -> tuple[int | None, dict]:
     weights = float(model["params_b"]) * BYTES[cls["precision"]]
     kv = 0.0
     if cls["class_kind"] == "llm_serving":
-        per_token = (2 * float(model["layers"]) * float(model["kv_heads"])
-                     * float(model["head_dim"]) * BYTES[cls["kv_cache_precision"]])  # fmt: skip
+        per_token = kv_bytes_per_token(model, cls["kv_cache_precision"])
         context = fnum(cls["input_len"]) + fnum(cls["output_len"])
         kv = per_token * context * fnum(cls["concurrency"]) / 1e9
     overhead = float(cls["runtime_overhead_gb"])
@@ -63,12 +70,24 @@ def memory_fit(cls: dict, model: dict, gpu_memory: float) -> tuple[int | None, d
     return None, {"weights_gb": weights, "kv_cache_gb": kv}
 
 
+def is_moe(model: dict) -> bool:
+    return str(model.get("is_moe", "")).lower() == "true"
+
+
+def model_of(name: str | None, models: dict) -> dict | None:
+    """The reference model a run's name matches (the longest run_model_pattern wins)."""
+    if not name:
+        return None
+    hits = [m for m in models.values() if re.search(m["run_model_pattern"], name.lower())]
+    return max(hits, key=lambda m: (len(m["run_model_pattern"]), m["model_ref"])) if hits else None
+
+
 def run_matches(cls: dict, model: dict, run: dict, v: dict) -> bool:
     p, f = float(model["params_b"]), float(v["measured_match_factor"])
     pf = float(v["params_match_factor"])
     if run["model_params_b"] is None or not (p / pf <= run["model_params_b"] <= p * pf):
         return False
-    if run["precision"] != cls["precision"]:
+    if run["precision"] != cls["precision"] or bool(run["is_moe"]) != is_moe(model):
         return False
     if cls["class_kind"] == "training":
         return run["run_kind"] in ("training", "fine_tuning")
@@ -94,35 +113,160 @@ def breaks_slo(cls: dict, run: dict) -> bool:
     return broken or (e2e_target is not None and e2e is not None and e2e > e2e_target)
 
 
-def roofline(cls: dict, model: dict, n: int, weights_gb: float, spec: dict, v: dict):
-    prec = cls["precision"]
-    tflops = (
-        (spec.get("fp8_tflops") or spec.get("fp16_tflops"))
-        if prec in ("fp8", "int8")
-        else spec.get("fp16_tflops")
-    )  # noqa: E501
-    bw = spec.get("memory_bandwidth_gb_s")
+def tflops_for(spec: dict, precision: str) -> float | None:
+    if precision in ("fp8", "int8", "fp4"):
+        return spec.get("fp8_tflops") or spec.get("fp16_tflops")
+    return spec.get("fp16_tflops")
+
+
+def tp_factor(n: float, interconnect: str, v: dict) -> float:
+    e = float(v["pcie_tp_efficiency"])
+    if n <= 1:
+        return 1.0
+    if interconnect == "pcie":
+        return e ** math.log2(n)
+    if interconnect == "nvlink_bridge" and n > 2:
+        return e ** math.log2(n / 2)
+    return 1.0
+
+
+def serving(n, bw, tflops, total_b, active_b, prec, batch, kv_tok, i, o, interconnect, v):
+    """(tokens/s, ttft ms, time per token ms) of a unit of n GPUs serving `batch` sequences:
+    a decode step is the longer of its bytes and its FLOPs, prefill adds its FLOPs per token."""
     ce, be = float(v["compute_efficiency"]), float(v["bandwidth_efficiency"])
+    weights = min(total_b, active_b * max(batch, 1)) * BYTES[prec] * 1e9
+    step = max((weights + batch * kv_tok * (i + o / 2)) / (n * bw * 1e9 * be),
+               batch * 2 * active_b * 1e9 / (n * tflops * 1e12 * ce))  # fmt: skip
+    prefill = 2 * active_b * 1e9 * i / o / (n * tflops * 1e12 * ce)
+    tp = tp_factor(n, interconnect, v)
+    ttft = (2 * active_b * 1e9 * i / (n * tflops * 1e12 * ce) + step) / tp * 1000
+    return tp / (step / batch + prefill), ttft, step / tp * 1000
+
+
+def roofline(cls: dict, model: dict, n: int, spec: dict, interconnect: str, v: dict):
+    """The class's raw estimate: (outputs/s, ttft ms, e2e ms) or None without the specs."""
+    tflops = tflops_for(spec, cls["precision"])
+    bw = spec.get("memory_bandwidth_gb_s")
+    ce = float(v["compute_efficiency"])
     if tflops is None:
         return None
+    tp = tp_factor(n, interconnect, v)
     if cls["class_kind"] == "training":
-        return (
-            n
-            * tflops
-            * 1e12
-            * ce
-            / (4 * float(model["params_b"]) * 1e9 * fnum(cls["tokens_per_output"]))
-        )  # noqa: E501
+        per_s = n * tflops * 1e12 * ce * tp / (
+            4 * float(model["params_b"]) * 1e9 * fnum(cls["tokens_per_output"]))  # fmt: skip
+        return per_s, None, None
     if cls["class_kind"] == "image_generation":
-        return n * tflops * ce / fnum(cls["flops_per_output_tflop"])
+        return n * tflops * ce / fnum(cls["flops_per_output_tflop"]), None, None
     if bw is None:
         return None
     i, o, b = fnum(cls["input_len"]), fnum(cls["output_len"]), fnum(cls["concurrency"])
-    kv_tok = (2 * float(model["layers"]) * float(model["kv_heads"]) * float(model["head_dim"])
-              * BYTES[cls["kv_cache_precision"]])  # fmt: skip
-    decode = b * n * bw * 1e9 * be / (weights_gb * 1e9 + b * kv_tok * (i + o / 2))
-    compute = n * tflops * 1e12 * ce / (2 * float(model["active_params_b"]) * 1e9 * (i + o) / o)
-    return min(decode, compute)
+    per_s, ttft, tpot = serving(n, bw, tflops, float(model["params_b"]),
+                                float(model["active_params_b"]), cls["precision"], b,
+                                kv_bytes_per_token(model, cls["kv_cache_precision"]), i, o,
+                                interconnect, v)  # fmt: skip
+    return per_s, ttft, ttft + o * tpot
+
+
+def run_efficiencies(runs: list[dict], models: dict, specs: dict, catalog: dict, v: dict):
+    """Every usable run's conditions, prediction and measured/predicted ratios."""
+    out = []
+    offline = float(v["offline_batch"])
+    for r in runs:
+        model = model_of(r["model_id"], models)
+        gpu = catalog.get(r["gpu_id"])
+        if not (r["is_resolved"] and model and gpu and r["run_kind"] == "inference"
+                and r["output_unit"] == "tokens" and (r["output_tokens_per_s"] or 0) > 0
+                and r["input_len"] is not None and r["input_len"] >= 0
+                and (r["output_len"] or 0) > 0):  # fmt: skip
+            continue
+        if r["concurrency"] and r["concurrency"] > 0:
+            batch, source = r["concurrency"], "concurrency"
+        elif r["request_rate"] and (r["e2e_mean_ms"] or r["e2e_p50_ms"]):
+            e2e = r["e2e_mean_ms"] or r["e2e_p50_ms"]
+            batch, source = max(r["request_rate"] * e2e / 1000, 1.0), "little_law"
+        elif r["request_rate"] is None:
+            batch, source = min(r["attempted"] or r["completed"] or offline, offline), "offline"
+        else:
+            continue
+        spec = specs.get(r["gpu_id"], {})
+        tflops, bw = tflops_for(spec, r["precision"]), spec.get("memory_bandwidth_gb_s")
+        if tflops is None or bw is None:
+            continue
+        total = r["model_params_b"]
+        active = float(model["active_params_b"]) if model else total
+        per_s, ttft, tpot = serving(r["gpu_count"], bw, tflops, total, active, r["precision"],
+                                    batch, kv_bytes_per_token(model, "bf16"), r["input_len"],
+                                    r["output_len"], gpu["interconnect"], v)  # fmt: skip
+        e2e = ttft + r["output_len"] * tpot
+        ttft_meas = r["ttft_p95_ms"] if r["ttft_p95_ms"] is not None else r["ttft_p99_ms"]
+        out.append({
+            "run": r, "kind": (gpu["family"], float(gpu["memory_gb"])), "vendor": gpu["vendor"],
+            "architecture": gpu["architecture"], "active": active, "batch": batch,
+            "moe": is_moe(model), "efficiency": r["output_tokens_per_s"] / per_s,
+            "ttft_ratio": ttft_meas / ttft if source != "offline" and ttft_meas and ttft else None,
+            "e2e_ratio": r["e2e_p99_ms"] / e2e if source != "offline" and r["e2e_p99_ms"] else None,
+        })  # fmt: skip
+    return out
+
+
+def nearness(e: dict, cls: dict, model: dict) -> float:
+    def dist(a, b):
+        return abs(math.log(max(a, 1) / max(b, 1)))
+
+    r = e["run"]
+    d = (abs(math.log(e["active"] / float(model["active_params_b"])))
+         + dist(e["batch"], fnum(cls["concurrency"]))
+         + 0.5 * dist(r["input_len"], fnum(cls["input_len"]))
+         + 0.5 * dist(r["output_len"], fnum(cls["output_len"]))
+         + (0 if r["precision"] == cls["precision"] else 1)
+         + (0 if e["moe"] == is_moe(model) else 1))  # fmt: skip
+    return math.exp(-2 * d)
+
+
+def weighted_geomean(pairs: list[tuple[float, float]]) -> float | None:
+    pairs = [(w, x) for w, x in pairs if x and x > 0]
+    if not pairs:
+        return None
+    return math.exp(sum(w * math.log(x) for w, x in pairs) / sum(w for w, _ in pairs))
+
+
+def calibration(cls: dict, model: dict, gpu: dict, effs: list[dict]) -> dict | None:
+    """Efficiency and latency ratios for a (class, GPU) without matching runs."""
+    kinds: dict = {}
+    for e in effs:
+        kinds.setdefault(e["kind"], []).append((nearness(e, cls, model), e))
+    per_kind = {}
+    for k, items in kinds.items():
+        near = [(w, e) for w, e in items if w >= math.exp(-4)]
+        per_kind[k] = {
+            "efficiency": weighted_geomean([(w, e["efficiency"]) for w, e in items]),
+            "ttft": weighted_geomean([(w, e["ttft_ratio"]) for w, e in near]),
+            "e2e": weighted_geomean([(w, e["e2e_ratio"]) for w, e in near]),
+            "vendor": items[0][1]["vendor"], "architecture": items[0][1]["architecture"],
+        }  # fmt: skip
+    if not per_kind:
+        return None
+    own = (gpu["family"], float(gpu["memory_gb"]))
+    others = {k: x for k, x in per_kind.items() if k != own}
+    arch = [
+        x
+        for x in others.values()
+        if x["vendor"] == gpu["vendor"] and x["architecture"] == gpu["architecture"]
+    ]
+
+    def median_of(key, pool):
+        vals = [x[key] for x in pool if x[key] is not None]
+        return statistics.median(vals) if vals else None
+
+    if own in per_kind:
+        grade, eff = "calibrated", per_kind[own]["efficiency"]
+    else:
+        grade = "estimated"
+        eff = median_of("efficiency", arch) or median_of("efficiency", others.values())
+    mine = per_kind.get(own, {})
+    ttft = mine.get("ttft") or median_of("ttft", arch) or median_of("ttft", others.values())
+    e2e = mine.get("e2e") or median_of("e2e", arch) or median_of("e2e", others.values())
+    return {"grade": grade, "efficiency": eff, "ttft_ratio": ttft, "e2e_ratio": e2e}
 
 
 def cost_per_output(cls: dict, n: int, price: float, unit_per_s: float, success: float) -> float:
@@ -140,7 +284,8 @@ def recompute(con, day: date) -> dict[str, list[dict]]:
     v = dbt_vars()
     classes = read_csv("workload_classes.csv")
     models = {m["model_ref"]: m for m in read_csv("model_reference.csv")}
-    memory = {g["gpu_id"]: float(g["memory_gb"]) for g in read_csv("gpu_catalog.csv")}
+    catalog = {g["gpu_id"]: g for g in read_csv("gpu_catalog.csv")}
+    memory = {g: float(c["memory_gb"]) for g, c in catalog.items()}
 
     def rows(sql, params=None):
         cur = con.execute(sql, params or [])
@@ -154,6 +299,7 @@ def recompute(con, day: date) -> dict[str, list[dict]]:
            and ingested_date <= ?""",
         [day],
     )
+    effs = run_efficiencies(runs, models, specs, catalog, v)
     offers = rows(
         """select * from marts.fct_gpu_offers_daily where day = ? and gpu_id is not null
            and price_usd_per_gpu_hour is not null""",
@@ -165,7 +311,7 @@ def recompute(con, day: date) -> dict[str, list[dict]]:
         allowed = set(cls["pricing_models"].split("|"))
         cells: dict[str, dict] = {}
         for gpu_id in memory:
-            n, terms = memory_fit(cls, model, memory[gpu_id])
+            n, _terms = memory_fit(cls, model, memory[gpu_id])
             if n is None:
                 continue
             matched = [r for r in runs if r["gpu_id"] == gpu_id and run_matches(cls, model, r, v)]
@@ -175,25 +321,29 @@ def recompute(con, day: date) -> dict[str, list[dict]]:
                 if cls["class_kind"] == "llm_serving"
                 else "output_units_per_s"
             )
-            est = roofline(cls, model, n, terms["weights_gb"], specs.get(gpu_id, {}), v)
-            cell = {"n": n, "estimate": est, "matched": bool(matched)}
+            est = roofline(cls, model, n, specs.get(gpu_id, {}), catalog[gpu_id]["interconnect"], v)
+            cell = {"n": n, "matched": bool(matched)}
             if kept:
                 cell["evidence"] = "measured"
                 cell["unit"] = statistics.median(r[key] / r["gpu_count"] for r in kept) * n
                 rates = [r["success_rate"] for r in kept if r["success_rate"] is not None]
                 cell["success"] = sum(rates) / len(rates) if rates else 1.0
             elif not matched and est is not None:
-                cell["evidence"] = "estimated"
+                per_s, ttft, e2e = est
+                cal = (calibration(cls, model, catalog[gpu_id], effs)
+                       if cls["class_kind"] == "llm_serving" else None)  # fmt: skip
+                cell["evidence"] = cal["grade"] if cal else "estimated"
+                cell["unit"] = per_s * (cal["efficiency"] if cal else 1.0)
                 cell["success"] = 1.0
+                ttft_target, e2e_target = fnum(cls["slo_p95_ttft_ms"]), fnum(cls["slo_p99_e2e_ms"])
+                if cal and (
+                    (ttft_target and cal["ttft_ratio"] and ttft * cal["ttft_ratio"] > ttft_target)
+                    or (e2e_target and cal["e2e_ratio"] and e2e * cal["e2e_ratio"] > e2e_target)
+                ):
+                    continue  # estimated to break the SLO: not eligible
             else:
                 continue
             cells[gpu_id] = cell
-        ratios = [c["unit"] / c["estimate"] for c in cells.values()
-                  if c["evidence"] == "measured" and c["estimate"]]  # fmt: skip
-        factor = statistics.median(ratios) if ratios else 1.0
-        for c in cells.values():
-            if c["evidence"] == "estimated":
-                c["unit"] = c["estimate"] * factor
         best: dict[str, dict] = {}
         for o in offers:
             cell = cells.get(o["gpu_id"])
@@ -247,8 +397,9 @@ def compare(con, day: date | None = None) -> list[str]:
                 )
             if c["gpu_id"] == r["gpu_id"] and c["evidence"] != r["evidence"]:
                 problems.append(f"{w} {c['gpu_id']}: evidence {c['evidence']} vs {r['evidence']}")
-        print(f"{w:22s} {days[w]}  {len(mine):3d} GPUs ranked, "
-              f"{sum(c['evidence'] == 'measured' for c in mine)} measured")  # fmt: skip
+        print(f"{w:24s} {days[w]}  {len(mine):3d} GPUs ranked, "
+              f"{sum(c['evidence'] == 'measured' for c in mine)} measured, "
+              f"{sum(c['evidence'] == 'calibrated' for c in mine)} calibrated")  # fmt: skip
     return problems
 
 

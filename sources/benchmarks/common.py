@@ -26,7 +26,7 @@ class Context:
 
 GPU_TOKEN = (
     r"(?:H100|H200|H20|B200|B300|GB200|GB300|GH200|A100|A10G?|A40|A30|L40S?|L4|T4|V100|P100|"
-    r"MI300X|MI325X|MI355X|MI300A|MI250X?|MI210|RTX[A-Z0-9]*|GAUDI\d)"
+    r"MI300X|MI325X|MI355X|MI300A|MI300|MI250X?|MI210|RTX[A-Z0-9]*|GAUDI\d)"
 )
 # what may follow a GPU name and still belong to it: form factor and memory ("SXM5", "-NVL",
 # "-141GB"); anything else ("-meta-Llama-...") is not part of the GPU's name
@@ -209,7 +209,7 @@ def base_run(ctx: Context, run_ref: str, fmt: str, tool: str, **fields) -> Bench
     hints = ctx.hints
     shape = path_shape(ctx.path)
     model = fields.pop("model_id", None)
-    model_source = "file" if model else None
+    model_source = fields.pop("model_source", None) or ("file" if model else None)
     if not model and hints.get("model"):
         model, model_source = hints["model"], "operator"
     if not model:
@@ -232,12 +232,9 @@ def base_run(ctx: Context, run_ref: str, fmt: str, tool: str, **fields) -> Bench
             hw = "file_name"
         else:
             hw = "none"
-    if (
-        gpu
-        and count is None
-        and hints.get("gpu_count")
-        and hw in ("operator", "system_description")
-    ):
+    # a count the file does not give comes from the operator or the system description, also
+    # when the file names the GPU itself (dstack's CSVs name "MI300X" but not the 8 of them)
+    if gpu and count is None and hints.get("gpu_count") and hw != "api":
         count = whole(hints["gpu_count"])
     defaults: dict[str, Any] = {
         "tool_version": None,

@@ -8,7 +8,15 @@ import re
 from typing import Any
 
 from sources._internal.records import BenchmarkRun, ParseError
-from sources.benchmarks.common import Context, base_run, num, precision_of, split_stack, whole
+from sources.benchmarks.common import (
+    Context,
+    base_run,
+    num,
+    params_b,
+    precision_of,
+    split_stack,
+    whole,
+)
 
 
 def mlperf_summary_results(doc: list, ctx: Context) -> list[BenchmarkRun]:
@@ -49,6 +57,33 @@ def mlperf_summary_results(doc: list, ctx: Context) -> list[BenchmarkRun]:
     return runs
 
 
+# MLCommons' results tree: closed|open/<submitter>/results/<system>/<benchmark>/<scenario>/
+# performance/run_1/<file> (inference_results_v4.1 and later; the benchmark folder names the model)
+_LAYOUT = re.compile(
+    r"(?:^|/)(?:closed|open|preview)/(?P<submitter>[^/]+)/results/(?P<system>[^/]+)/"
+    r"(?P<benchmark>[^/]+)/(?P<scenario>Offline|Server|Interactive|SingleStream|MultiStream)/"
+    r"(?:performance|accuracy)/"
+)
+
+
+def mlperf_layout(path: str) -> dict[str, str] | None:
+    """submitter, system, benchmark and scenario of a file in MLCommons' results tree."""
+    m = _LAYOUT.search(path.replace("\\", "/"))
+    return m.groupdict() if m else None
+
+
+def _model_of(sut_or_model: str | None, ctx: Context) -> tuple[str | None, str | None]:
+    """The benchmark model: the results tree's benchmark folder first (a SUT name such as
+    "PySUT" names the harness, not the model), else the file's own name for it when it names a
+    model size ("llama2-70b-Server-SUT"), else nothing here (the file-name rule follows)."""
+    layout = mlperf_layout(ctx.path)
+    if layout:
+        return layout["benchmark"], "folder_layout"
+    if sut_or_model and params_b(sut_or_model) is not None:
+        return sut_or_model, "file"
+    return None, None
+
+
 _NS_PCT = re.compile(
     r"^(\d+(?:\.\d+)?) percentile (first token latency|latency|time to output token) \(ns\)$"
 )
@@ -77,7 +112,9 @@ def mlperf_log_summary(text: str, ctx: Context) -> BenchmarkRun:
     tokens = num(kv.get("tokens per second") or kv.get("completed tokens per second"))
     samples = num(kv.get("samples per second") or kv.get("completed samples per second"))
     sut = kv.get("sut name", "")
-    model = re.sub(r"-(Offline|Server|SingleStream|MultiStream)-SUT$", "", sut) or None
+    model, model_source = _model_of(
+        re.sub(r"-(Offline|Server|SingleStream|MultiStream)-SUT$", "", sut) or None, ctx
+    )
     valid = kv.get("result is", "").upper()
     if valid not in ("VALID", ""):
         _invalid(ctx, valid)
@@ -87,6 +124,7 @@ def mlperf_log_summary(text: str, ctx: Context) -> BenchmarkRun:
         "mlperf_log_summary",
         "mlperf loadgen",
         model_id=model,
+        model_source=model_source,
         scenario=scenario,
         request_rate=num(kv.get("target_qps")) if scenario == "Server" else None,
         request_throughput_rps=samples,
@@ -136,13 +174,15 @@ def mlperf_log_detail(text: str, ctx: Context) -> BenchmarkRun:
     samples = num(
         values.get("result_samples_per_second") or values.get("result_completed_samples_per_sec")
     )
+    model, model_source = _model_of(values.get("test_model") or values.get("model"), ctx)
     return base_run(
         ctx,
         "document",
         "mlperf_log_detail",
         "mlperf loadgen",
         tool_version=values.get("loadgen_version"),
-        model_id=values.get("test_model") or values.get("model"),
+        model_id=model,
+        model_source=model_source,
         scenario=scenario,
         request_throughput_rps=samples,
         output_tokens_per_s=tokens,

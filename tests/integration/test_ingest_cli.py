@@ -50,7 +50,7 @@ def test_ingest_files_and_folders_then_again(tmp_path):
         ]
         inhouse = con.execute(
             "select gpu_id, gpu_count, success_rate, output_tokens_per_s_per_gpu "
-            "from marts.fct_benchmark_runs where format = 'gpuledger_csv'"
+            "from marts.fct_benchmark_runs where file_path = 'batch/inhouse.csv'"
         ).fetchall()
         assert inhouse == [("nvidia-h200-sxm-141gb", 2, 0.995, 3100.5 / 2)]
         # the in-house run matches chat-70b on the H200: measured evidence now

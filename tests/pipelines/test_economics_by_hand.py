@@ -4,6 +4,7 @@ run as dbt unit tests (dbt/models/marts/_economics__unit_tests.yml) here too."""
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -46,8 +47,9 @@ def test_cost_per_request_and_overhead_and_utilisation():
     assert ve.cost_per_output(cls, 2, 3.0, 1000, 1.0) == pytest.approx(13 / (3.6e6 / 256))
 
 
-MODEL_70B = {"params_b": "70.6", "active_params_b": "70.6", "layers": "80", "kv_heads": "8",
-             "head_dim": "128"}  # fmt: skip
+MODEL_70B = {"params_b": "70.6", "active_params_b": "70.6", "layers": "80", "kv_layers": "80",
+             "kv_heads": "8", "head_dim": "128", "kv_values_per_layer": "2048",
+             "is_moe": "false"}  # fmt: skip
 CHAT_70B = {"class_kind": "llm_serving", "precision": "fp8", "kv_cache_precision": "bf16",
             "input_len": "1024", "output_len": "256", "concurrency": "32",
             "runtime_overhead_gb": "4", "headroom": "0.2", "max_gpus": "8"}  # fmt: skip
@@ -65,15 +67,83 @@ def test_a_model_that_does_not_fit_on_one_gpu_needs_two():
     assert ve.memory_fit({**CHAT_70B, "max_gpus": "4"}, MODEL_70B, 24.0)[0] is None
 
 
-def test_roofline_decode_and_compute_bounds():
-    spec = {"memory_bandwidth_gb_s": 3350.0, "fp16_tflops": 989.4, "fp8_tflops": 1978.9}
-    v = {"bandwidth_efficiency": 0.6, "compute_efficiency": 0.4}
-    got = ve.roofline(CHAT_70B, MODEL_70B, 2, 70.6, spec, v)
+V = {"bandwidth_efficiency": 0.6, "compute_efficiency": 0.4, "pcie_tp_efficiency": 0.7}
+SPEC = {"memory_bandwidth_gb_s": 3350.0, "fp16_tflops": 989.4, "fp8_tflops": 1978.9}
+
+
+def test_roofline_prefill_and_decode_add_up():
+    per_s, ttft, e2e = ve.roofline(CHAT_70B, MODEL_70B, 2, SPEC, "nvlink", V)
     kv_token = 2 * 80 * 8 * 128 * 2
-    decode = 32 * 2 * 3350e9 * 0.6 / (70.6e9 + 32 * kv_token * (1024 + 128))
-    compute = 2 * 1978.9e12 * 0.4 / (2 * 70.6e9 * (1024 + 256) / 256)
-    assert got == pytest.approx(min(decode, compute))
-    assert ve.roofline(CHAT_70B, MODEL_70B, 2, 70.6, {"memory_bandwidth_gb_s": 3350.0}, v) is None
+    # a decode step of 32 sequences on 2 GPUs: the weights (70.6 GB in fp8) and 32 KV caches at
+    # the mean context 1024 + 128, at 2 x 3350 GB/s x 0.6; its FLOPs take less
+    step_bytes = (70.6e9 + 32 * kv_token * (1024 + 128)) / (2 * 3350e9 * 0.6)
+    step_flops = 32 * 2 * 70.6e9 / (2 * 1978.9e12 * 0.4)
+    assert step_bytes > step_flops
+    prefill = 2 * 70.6e9 * 1024 / 256 / (2 * 1978.9e12 * 0.4)  # per output token
+    assert per_s == pytest.approx(1 / (step_bytes / 32 + prefill))
+    assert ttft == pytest.approx((2 * 70.6e9 * 1024 / (2 * 1978.9e12 * 0.4) + step_bytes) * 1000)
+    assert e2e == pytest.approx(ttft + 256 * step_bytes * 1000)
+    assert (
+        ve.roofline(CHAT_70B, MODEL_70B, 2, {"memory_bandwidth_gb_s": 3350.0}, "nvlink", V) is None
+    )
+
+
+def test_pcie_units_pay_for_tensor_parallelism_and_nvlink_units_do_not():
+    nvlink = ve.roofline(CHAT_70B, MODEL_70B, 4, SPEC, "nvlink", V)[0]
+    pcie = ve.roofline(CHAT_70B, MODEL_70B, 4, SPEC, "pcie", V)[0]
+    assert pcie / nvlink == pytest.approx(0.7**2)
+    assert ve.tp_factor(8, "pcie", V) == pytest.approx(0.7**3)
+    assert ve.tp_factor(2, "nvlink_bridge", V) == 1.0
+    assert ve.tp_factor(8, "nvlink_bridge", V) == pytest.approx(0.7**2)
+    assert ve.tp_factor(1, "pcie", V) == 1.0
+
+
+def test_a_mixture_of_experts_reads_its_active_experts_per_token():
+    moe = {**MODEL_70B, "params_b": "117", "active_params_b": "5.1", "is_moe": "true"}
+    one = ve.serving(1, 4800.0, 1978.9, 117.0, 5.1, "fp4", 1, 0.0, 0, 128, "nvlink", V)[0]
+    # one sequence touches 5.1B parameters (2.55 GB in fp4) per step; 64 touch them all
+    assert one == pytest.approx(1 / (5.1e9 * 0.5 / (4800e9 * 0.6)))
+    full = ve.serving(1, 4800.0, 1978.9, 117.0, 5.1, "fp4", 64, 0.0, 0, 128, "nvlink", V)[0]
+    assert full == pytest.approx(64 / (117e9 * 0.5 / (4800e9 * 0.6)))
+    assert ve.is_moe(moe) and not ve.is_moe(MODEL_70B)
+
+
+def _eff(key, kind, vendor, arch, eff, batch=32, moe=False, ttft=None):
+    run = {"input_len": 1024, "output_len": 256, "precision": "fp8", "run_key": key}
+    return {"run": run, "kind": kind, "vendor": vendor, "architecture": arch, "active": 70.0,
+            "batch": batch, "moe": moe, "efficiency": eff, "ttft_ratio": ttft,
+            "e2e_ratio": None}  # fmt: skip
+
+
+CLASS_70B = {**CHAT_70B, "concurrency": "32"}
+M70 = {**MODEL_70B, "active_params_b": "70"}
+RUNS = [
+    _eff("r1", ("FA", 80.0), "v", "x", 0.5, ttft=2.0),
+    _eff("r2", ("FA", 80.0), "v", "x", 0.2, batch=64, ttft=8.0),
+    _eff("r3", ("FC", 48.0), "v", "x", 0.8, moe=True),
+    _eff("r4", ("FE", 24.0), "w", "y", 0.1),
+]
+
+
+def test_a_gpu_with_two_runs_is_calibrated_by_their_weighted_efficiency():
+    # the same case as the dbt unit test calibration_by_the_runs_on_each_kind_of_gpu
+    gpu = {"family": "FA", "memory_gb": "80", "vendor": "v", "architecture": "x"}
+    cal = ve.calibration(CLASS_70B, M70, gpu, RUNS)
+    w2 = 0.25  # exp(-2 x ln 2): r2 ran twice the class's batch
+    assert cal["grade"] == "calibrated"
+    assert cal["efficiency"] == pytest.approx(math.exp((math.log(0.5) + w2 * math.log(0.2)) / 1.25))
+    assert cal["ttft_ratio"] == pytest.approx(math.exp((math.log(2) + w2 * math.log(8)) / 1.25))
+
+
+def test_a_gpu_without_runs_borrows_the_median_of_comparable_kinds():
+    same_arch = {"family": "FB", "memory_gb": "80", "vendor": "v", "architecture": "x"}
+    other = {"family": "FD", "memory_gb": "80", "vendor": "w", "architecture": "z"}
+    a = math.exp((math.log(0.5) + 0.25 * math.log(0.2)) / 1.25)
+    cal = ve.calibration(CLASS_70B, M70, same_arch, RUNS)
+    assert cal["grade"] == "estimated"
+    assert cal["efficiency"] == pytest.approx((a + 0.8) / 2)
+    assert ve.calibration(CLASS_70B, M70, other, RUNS)["efficiency"] == pytest.approx(a)
+    assert ve.calibration(CLASS_70B, M70, other, []) is None
 
 
 def test_the_dbt_unit_tests_of_the_same_cases_pass(tmp_path):
@@ -88,4 +158,12 @@ def test_the_dbt_unit_tests_of_the_same_cases_pass(tmp_path):
     for step in (["seed"], ["run", "--empty"], ["test", "--select", "test_type:unit"]):
         done = dbt(ROOT / "dbt", path, *step, target=tmp_path / "target")
         assert done.returncode == 0, done.stdout[-3000:]
-    assert "PASS=3" in done.stdout
+    names = [
+        "fct_workload_costs_daily::cost_per_accepted_output_by_hand",
+        "int_gpu_names_resolved::gpu_identity_keeps_variants_and_memory_apart",
+        "int_workload_memory_fit::memory_fit_needs_two_gpus_when_one_is_too_small",
+        "int_throughput_calibrated::calibration_by_the_runs_on_each_kind_of_gpu",
+    ]
+    for name in names:
+        assert f"PASS {name}" in done.stdout
+    assert "4 unit tests" in done.stdout and "FAIL" not in done.stdout

@@ -54,7 +54,12 @@ def _day(con, workload: str, day: date | None) -> date:
     return newest
 
 
-def workload_ranking(workload: str, day: date | None = None) -> dict[str, Any]:
+GRADES = {"measured": 3, "calibrated": 2, "estimated": 1}
+
+
+def workload_ranking(
+    workload: str, day: date | None = None, min_evidence: str | None = None
+) -> dict[str, Any]:
     con = connect_published()
     try:
         try:
@@ -76,6 +81,21 @@ def workload_ranking(workload: str, day: date | None = None) -> dict[str, Any]:
                order by gpu_rank""",
             [workload, day],
         )
+        margins = dict(
+            con.execute(
+                """select gpu_id, slo_margin from marts.fct_throughput_evidence
+                   where workload_class = ? and evidence_from <= ?
+                     and (evidence_until is null or ? < evidence_until)""",
+                [workload, day, day],
+            ).fetchall()
+        )
+        for g in gpus:
+            g["slo_margin"] = margins.get(g["gpu_id"])
+        hidden = 0
+        if min_evidence:
+            floor = GRADES[min_evidence]
+            kept = [g for g in gpus if GRADES.get(g["evidence"], 0) >= floor]
+            hidden, gpus = len(gpus) - len(kept), kept
         apis = _rows(
             con,
             """select option_rank, provider, offer_id as model_id, cost_per_1m_accepted_tokens,
@@ -95,7 +115,8 @@ def workload_ranking(workload: str, day: date | None = None) -> dict[str, Any]:
     finally:
         con.close()
     return {"workload": workload, "day": day, "gpus": gpus, "model_apis": apis,
-            "gpus_not_eligible": ineligible, "coverage": coverage}  # fmt: skip
+            "gpus_not_eligible": ineligible, "coverage": coverage,
+            "min_evidence": min_evidence, "gpus_hidden": hidden}  # fmt: skip
 
 
 def render_workload_ranking(
@@ -121,11 +142,21 @@ def render_workload_ranking(
             note.append(f"stale {r['days_since_observed']}d")
         if r["slo_status"] == "unknown":
             note.append("SLO unchecked")
+        elif r["slo_status"] == "estimated_met":
+            margin = r.get("slo_margin")
+            note.append("SLO met, estimated" + (f" ({margin:+.0%})" if margin is not None else ""))
+        elif r["slo_status"] == "met":
+            note.append("SLO met")
         lines.append(
             f"{r['gpu_rank']:>4}  {r['gpu_id']:32s} {r['cost_per_accepted_output']:12.6f} "
             f"{_fmt(r['cost_per_1m_accepted_tokens'], 9, 3)} {_fmt(r['tokens_per_dollar'], 9, 0)} "
             f"{r['gpus_needed']:>2} {r['price_usd_per_gpu_hour']:8.3f}  {r['provider'][:11]:11s} "
             f"{str(r['offer_id'])[:34]:34s} {r['evidence']:10s} {', '.join(note)}"
+        )
+    if result.get("gpus_hidden"):
+        lines.append(
+            f"{result['gpus_hidden']} GPU(s) with evidence weaker than {result['min_evidence']} "
+            "hidden (--min-evidence)"
         )
     if limit and len(result["gpus"]) > limit:
         lines.append(f"... {len(result['gpus']) - limit} more (--format json)")
@@ -156,7 +187,8 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
         day = _day(con, workload, day)
         cls = _rows(
             con,
-            """select c.*, m.params_b, m.active_params_b, m.layers, m.kv_heads, m.head_dim
+            """select c.*, m.params_b, m.active_params_b, m.is_moe, m.layers, m.kv_heads,
+                      m.head_dim
                from reference.workload_classes as c
                join reference.model_reference as m using (model_ref)
                where workload_class = ?""",
@@ -193,6 +225,18 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
                where workload_class = ? and day = ? and gpu_id = ? and gpu_rank is not null""",
             [workload, day, gpu_id],
         ).fetchone()
+        calibration_runs = []
+        if evidence.get("calibration_nearest_runs"):
+            calibration_runs = _rows(
+                con,
+                """select run_key, file_path, model_id, precision, gpu_id, gpu_count, batch,
+                          input_len, output_len, measured_tokens_per_s, predicted_tokens_per_s,
+                          efficiency
+                   from marts.fct_benchmark_run_efficiency
+                   where run_key in (select unnest(?))
+                   order by list_position(?, run_key)""",
+                [evidence["calibration_nearest_runs"].split(" ")] * 2,
+            )
         runs = []
         if evidence.get("runs_used"):
             keys = evidence["runs_used"].split(" ")
@@ -216,6 +260,7 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
         "memory_fit": fit[0],
         "evidence": evidence,
         "runs": runs,
+        "calibration_runs": calibration_runs,
         "best_offer": offers[0] if offers else None,
         "n_offers": len(offers),
         "gpu_rank": rank[0] if rank else None,
@@ -255,16 +300,57 @@ def render_explain(x: dict[str, Any]) -> str:
                 f"{r['output_tokens_per_s'] or r['output_units_per_s']:.3f}/s, success "
                 f"{r['success_rate'] if r['success_rate'] is not None else 'not counted'}"
             )
-    elif e["evidence"] == "estimated":
+    elif e["evidence"] in ("calibrated", "estimated"):
         out.append(
-            f"2 throughput: estimated (roofline, bound by {e['estimate_bound']}): bandwidth "
-            f"{e['memory_bandwidth_gb_s']} GB/s x {e['bandwidth_efficiency']}, dense TFLOPS "
-            f"{e['tflops']} x {e['compute_efficiency']}; decode bound "
-            f"{_num(e['decode_bound_per_s'])}/s, compute bound {_num(e['compute_bound_per_s'])}/s "
-            f"-> {_num(e['raw_estimate_outputs_per_s'])}/s x calibration "
-            f"{e['calibration_factor']:.4f} "
-            f"({e['calibration_gpus']} measured GPUs) = {_num(e['unit_outputs_per_s'])}/s"
+            f"2 throughput: {e['evidence']}. Model (prefill and decode add up; bound by "
+            f"{e['estimate_bound']}): bandwidth {e['memory_bandwidth_gb_s']} GB/s x "
+            f"{e['bandwidth_efficiency']}, dense TFLOPS {e['tflops']} x {e['compute_efficiency']}, "
+            f"{e['interconnect']} unit of {n} (tensor-parallel factor {e['tp_factor']:.2f}); "
+            f"decode alone {_num(e['decode_bound_per_s'])}/s, compute alone "
+            f"{_num(e['compute_bound_per_s'])}/s -> {_num(e['raw_estimate_outputs_per_s'])}/s"
         )
+        far = (e["calibration_nearest_weight"] or 0) < 0.0183  # exp(-4): a distance over 2
+        source = {
+            "this_gpu_kind": f"{e['calibration_runs']} runs on this kind of GPU (p10-p90 "
+            f"{_num(e['calibration_p10'])}-{_num(e['calibration_p90'])}), nearest first"
+            + (
+                "; CAUTION: even the nearest run is far from this class (other model size, "
+                "batch or precision)"
+                if far
+                else ""
+            ),
+            "architecture": "no run on this kind of GPU: median of comparable kinds ("
+            f"{e['calibration_comparable_gpus']})",
+            "all_gpus": "no run on this GPU's architecture: median of all GPU kinds with runs",
+            "uncalibrated": "no run of this kind of workload: the raw model, uncalibrated",
+        }[e["calibration_source"]]
+        out.append(
+            f"   x efficiency {e['calibration_factor']:.4f} ({source}) = "
+            f"{_num(e['unit_outputs_per_s'])}/s"
+        )
+        for r in x["calibration_runs"]:
+            out.append(
+                f"   run {r['run_key'][:12]}.. {r['file_path']}: {r['model_id']} "
+                f"{r['precision']} on {r['gpu_count']} x {r['gpu_id']}, batch {r['batch']:.0f}, "
+                f"{r['input_len']:.0f}/{r['output_len']:.0f} tokens: measured "
+                f"{r['measured_tokens_per_s']:.1f}/s, model {r['predicted_tokens_per_s']:.1f}/s, "
+                f"efficiency {r['efficiency']:.3f}"
+            )
+        if e["slo_status"] in ("estimated_met", "estimated_broken"):
+            parts = []
+            if c["slo_p95_ttft_ms"] is not None and e["ttft_p95_est_ms"] is not None:
+                parts.append(f"TTFT p95 ~{e['ttft_p95_est_ms']:.0f} ms vs {c['slo_p95_ttft_ms']}")
+            if c["slo_p99_e2e_ms"] is not None and e["e2e_p99_est_ms"] is not None:
+                parts.append(
+                    f"end-to-end p99 ~{e['e2e_p99_est_ms']:.0f} ms vs {c['slo_p99_e2e_ms']}"
+                )
+            out.append(
+                f"   SLO {e['slo_status']} (margin {e['slo_margin']:+.0%}): "
+                + "; ".join(parts)
+                + " (the model's latency x the measured/model ratio of runs near the class)"
+            )
+        elif e["slo_status"] == "unknown" and (c["slo_p95_ttft_ms"] or c["slo_p99_e2e_ms"]):
+            out.append("   SLO unknown: no run near the class reports its latency")
     else:
         out.append(
             "2 throughput: no evidence (no matching run; no estimate without "

@@ -8,7 +8,11 @@
 --   4. memory hint from the raw name ("A100-80GB", "H200-SXM-141GB"); a memory size from the record
 --      (e.g. GpuInfo) is used only when it picks exactly one candidate (catalogs sometimes put host
 --      RAM there);
---   5. exactly one catalog row left -> resolved; none -> unknown; several -> ambiguous.
+--   5. exactly one catalog row left -> resolved; none -> unknown; several -> ambiguous;
+--   6. benchmark files only: a name with no variant ("8xH200", "H100", "A100 80GB") whose
+--      candidates include exactly one SXM part -> that part, resolution assumed_sxm (the rule the
+--      published 8-GPU benchmark servers follow: HGX/DGX boards are SXM). Price rows stay
+--      ambiguous: a provider's plain name is settled by an alias for that provider.
 -- Names come from every source: price rows (keyed by provider), spec rows (keyed by source) and
 -- benchmark runs (provider 'benchmark').
 with names as (
@@ -102,6 +106,7 @@ candidates as (
         h.offer_id,
         h.gpu_memory_gb,
         c.gpu_id,
+        c.variant,
         h.gpu_memory_gb is not null
         and abs(c.memory_gb - h.gpu_memory_gb) <= 0.1 * c.memory_gb as is_memory_match
     from hinted as h
@@ -131,7 +136,9 @@ summary as (
             )
         ) as candidate_gpu_ids,
         min(gpu_id) filter (where is_memory_match) as memory_match_gpu_id,
-        min(gpu_id) as only_gpu_id
+        min(gpu_id) as only_gpu_id,
+        count(*) filter (where variant = 'sxm') as n_sxm,
+        min(gpu_id) filter (where variant = 'sxm') as sxm_gpu_id
     from candidates
     group by all
 )
@@ -149,11 +156,13 @@ select
     case
         when s.n_memory_matches = 1 then s.memory_match_gpu_id
         when s.n_candidates = 1 then s.only_gpu_id
+        when {{ assumes_sxm('h', 's') }} then s.sxm_gpu_id
     end as gpu_id,
     case
         when h.family is null then 'unknown'
         when coalesce(s.n_candidates, 0) = 0 then 'unknown'
         when s.n_memory_matches = 1 or s.n_candidates = 1 then 'resolved'
+        when {{ assumes_sxm('h', 's') }} then 'assumed_sxm'
         else 'ambiguous'
     end as resolution,
     case
@@ -165,6 +174,8 @@ select
                 || ' and memory '
                 || coalesce(cast(h.name_memory_gb as varchar), 'any')
         when s.n_memory_matches = 1 or s.n_candidates = 1 then null
+        when {{ assumes_sxm('h', 's') }}
+            then 'no variant named: the SXM part is assumed (' || s.candidate_gpu_ids || ' fit)'
         else 'several catalog entries fit (' || s.candidate_gpu_ids || '); add an alias with the variant'
     end as unresolved_reason
 from hinted as h

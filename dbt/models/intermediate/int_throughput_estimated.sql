@@ -1,15 +1,24 @@
--- Roofline estimate per (workload class, GPU), for cells without a matching benchmark run.
--- LLM serving, on a unit of n = gpus_needed GPUs serving B = concurrency sequences:
---   decode (memory-bandwidth bound): output tokens/s = B x n x bandwidth x bandwidth_efficiency
---       / (weights bytes + B x KV bytes per sequence at its mean decode context, input + output/2)
---   compute cap: output tokens/s <= n x dense TFLOPS x compute_efficiency
---       / (2 x active parameters x (input + output) / output)   [prefill and decode FLOPs]
---   the estimate is the smaller; `bound` says which. Without the GPU's TFLOPS, no cap (said).
+-- Roofline estimate per (workload class, GPU): the performance model's raw figure, before the
+-- benchmark runs calibrate it (fct_throughput_evidence). LLM serving, on a unit of
+-- n = gpus_needed GPUs serving B = concurrency sequences, with the DuckDB macros of
+-- macros/performance_model.sql (the same code predicts every benchmark run):
+--   output tokens/s = 1 / (decode step / B + prefill per output token) x tp_factor, where a
+--     decode step takes the longer of reading the weights it touches plus B sequences' KV cache
+--     at the bandwidth efficiency, and its FLOPs at the compute efficiency (a mixture of experts
+--     reads its active experts per token, at most all), and each output token carries
+--     2 x active parameters x input / output FLOPs of prefill; tp_factor: PCIe-only units lose
+--     pcie_tp_efficiency per doubling.
+--   decode_bound_per_s (decode alone, bandwidth) and compute_bound_per_s (all FLOPs at the
+--     compute efficiency) are kept to show which side dominates (`bound`). Without the GPU's
+--     TFLOPS or bandwidth, no estimate (estimate_missing says which).
+--   latency of one request: ttft_est_ms (its prefill FLOPs at the compute efficiency plus one
+--   decode step), tpot_est_ms (one decode step), e2e_est_ms = TTFT + output x TPOT.
 -- Training (LoRA): samples/s = n x TFLOPS x compute_efficiency / (4 x parameters x tokens per
 --   sample)  [forward 2P, backward through frozen weights 2P, per token].
 -- Image generation: images/s = n x TFLOPS x compute_efficiency / TFLOP per image (class seed).
--- TFLOPS of the class precision: FP8 for fp8/int8 where known, else FP16/BF16. One row per
--- evidence epoch: the specs known by its first day (int_gpu_specs_by_epoch).
+-- TFLOPS of the class precision: FP8 for fp8/int8/fp4 where known (FP4 at the FP8 rate, a floor),
+-- else FP16/BF16 (int4 is weight-only: its math runs in 16 bits). One row
+-- per evidence epoch: the specs known by its first day (int_gpu_specs_by_epoch).
 with classes as (
     select * from {{ ref('int_workload_classes_joined') }}
 ),
@@ -25,13 +34,20 @@ inputs as (
         s.memory_bandwidth_gb_s,
         s.memory_bandwidth_gb_s_source,
         case
-            when lower(c.precision) in ('fp8', 'int8') then coalesce(s.fp8_tflops, s.fp16_tflops)
+            when lower(c.precision) in ('fp8', 'int8', 'fp4') then coalesce(s.fp8_tflops, s.fp16_tflops)
             else s.fp16_tflops
         end as tflops,
         case
-            when lower(c.precision) in ('fp8', 'int8') and s.fp8_tflops is not null then s.fp8_tflops_source
+            when lower(c.precision) in ('fp8', 'int8', 'fp4') and s.fp8_tflops is not null
+                then s.fp8_tflops_source
             else s.fp16_tflops_source
         end as tflops_source,
+        g.interconnect,
+        main.gl_tp_factor(f.gpus_needed, g.interconnect) as tp_factor,
+        c.is_moe,
+        main.gl_weights_read_gb(
+            c.params_b, c.active_params_b, c.concurrency, {{ bytes_per_value('c.precision') }}
+        ) as weights_read_gb,
         c.concurrency,
         c.input_len,
         c.output_len,
@@ -39,11 +55,13 @@ inputs as (
         c.active_params_b,
         c.tokens_per_output,
         c.flops_per_output_tflop,
-        2.0 * c.layers * c.kv_heads * c.head_dim * {{ bytes_per_value('c.kv_cache_precision') }}
+        c.kv_layers * c.kv_values_per_layer * {{ bytes_per_value('c.kv_cache_precision') }}
             as kv_bytes_per_token
     from classes as c
     inner join {{ ref('int_workload_memory_fit') }} as f
         on c.workload_class = f.workload_class
+    inner join {{ ref('dim_gpu') }} as g
+        on f.gpu_id = g.gpu_id
     cross join {{ ref('int_evidence_epochs') }} as ep
     left join {{ ref('int_gpu_specs_by_epoch') }} as s
         on f.gpu_id = s.gpu_id and ep.evidence_from = s.evidence_from
@@ -54,22 +72,36 @@ bounds as (
     select
         *,
         case when class_kind = 'llm_serving' and memory_bandwidth_gb_s is not null then
-                concurrency * gpus_needed * memory_bandwidth_gb_s * 1e9 * {{ var('bandwidth_efficiency') }}
-                / (weights_gb * 1e9 + concurrency * kv_bytes_per_token * (input_len + output_len / 2.0))
+                main.gl_decode_tokens_per_s(
+                    gpus_needed, memory_bandwidth_gb_s, weights_read_gb, concurrency,
+                    kv_bytes_per_token, input_len, output_len
+                ) * tp_factor
         end as decode_bound_per_s,
         case
             when tflops is null then null
             when class_kind = 'llm_serving'
                 then
-                    gpus_needed * tflops * 1e12 * {{ var('compute_efficiency') }}
-                    / (2.0 * active_params_b * 1e9 * (input_len + output_len) / output_len)
+                    main.gl_compute_tokens_per_s(gpus_needed, tflops, active_params_b, input_len, output_len)
+                    * tp_factor
             when class_kind = 'training'
                 then
-                    gpus_needed * tflops * 1e12 * {{ var('compute_efficiency') }}
+                    gpus_needed * tflops * 1e12 * {{ var('compute_efficiency') }} * tp_factor
                     / (4.0 * params_b * 1e9 * tokens_per_output)
             when class_kind = 'image_generation' then
                 gpus_needed * tflops * {{ var('compute_efficiency') }} / flops_per_output_tflop
-        end as compute_bound_per_s
+        end as compute_bound_per_s,
+        case when class_kind = 'llm_serving' and tflops is not null and memory_bandwidth_gb_s is not null then
+                main.gl_ttft_ms(
+                    gpus_needed, memory_bandwidth_gb_s, tflops, weights_read_gb, active_params_b,
+                    concurrency, kv_bytes_per_token, input_len, output_len, interconnect
+                )
+        end as ttft_est_ms,
+        case when class_kind = 'llm_serving' and memory_bandwidth_gb_s is not null and tflops is not null then
+                main.gl_tpot_ms(
+                    gpus_needed, memory_bandwidth_gb_s, tflops, weights_read_gb, active_params_b,
+                    concurrency, kv_bytes_per_token, input_len, output_len, interconnect
+                )
+        end as tpot_est_ms
     from inputs
 )
 
@@ -85,16 +117,23 @@ select
     {{ var('bandwidth_efficiency') }} as bandwidth_efficiency,
     {{ var('compute_efficiency') }} as compute_efficiency,
     kv_bytes_per_token,
+    interconnect,
+    tp_factor,
     decode_bound_per_s,
     compute_bound_per_s,
-    -- an estimate needs every bound it is made of: without the GPU's dense TFLOPS the decode
-    -- figure would be uncapped, so no estimate is given (estimate_missing says what is missing)
+    ttft_est_ms,
+    tpot_est_ms,
+    ttft_est_ms + output_len * tpot_est_ms as e2e_est_ms,
+    -- an estimate needs both the bandwidth and the dense TFLOPS (estimate_missing says which
+    -- is missing); training and image generation are compute-bound
     case
-        -- (DuckDB's least() skips nulls: a missing bound must void the estimate, not vanish)
         when class_kind = 'llm_serving'
             then
-                case when decode_bound_per_s is not null and compute_bound_per_s is not null
-                        then least(decode_bound_per_s, compute_bound_per_s)
+                case when memory_bandwidth_gb_s is not null and tflops is not null then
+                        main.gl_tokens_per_s(
+                            gpus_needed, memory_bandwidth_gb_s, tflops, weights_read_gb, active_params_b,
+                            concurrency, kv_bytes_per_token, input_len, output_len, interconnect
+                        )
                 end
         else compute_bound_per_s
     end as unit_outputs_per_s,

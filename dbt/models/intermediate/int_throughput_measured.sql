@@ -3,7 +3,8 @@
 --   - LLM serving classes: inference runs measuring output tokens; training classes: training or
 --     fine-tuning runs; image classes: image-generation runs;
 --   - the run's model has parameters within params_match_factor of the class model's (same size
---     class: a 70B run for a 70B class), and the class precision;
+--     class: a 70B run for a 70B class), the class precision, and is a mixture of experts exactly
+--     when the class's model is (MoE and dense runs are never mixed);
 --   - input and output lengths and concurrency within measured_match_factor of the class's; a run
 --     without a concurrency (offline throughput scripts) matches only batch classes (>= 64);
 --   - a resolved GPU, a GPU count, a positive throughput, not a duplicate export of another run.
@@ -63,6 +64,7 @@ matched as (
         on r.model_params_b between c.params_b / {{ var('params_match_factor') }}
         and c.params_b * {{ var('params_match_factor') }}
         and c.precision = r.precision
+        and coalesce(r.is_moe, false) = coalesce(c.is_moe, false)
         and (
             (
                 c.class_kind = 'llm_serving' and r.run_kind = 'inference' and r.output_unit = 'tokens'

@@ -4,9 +4,12 @@ select
     c.*,
     m.params_b,
     m.active_params_b,
+    m.is_moe,
     m.layers,
+    m.kv_layers,
     m.kv_heads,
-    m.head_dim
+    m.head_dim,
+    m.kv_values_per_layer
 from {{ ref('workload_classes') }} as c
 inner join {{ ref('model_reference') }} as m
     on c.model_ref = m.model_ref

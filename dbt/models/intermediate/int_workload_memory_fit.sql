@@ -1,7 +1,7 @@
 -- Memory fit of each workload class on each canonical GPU, with its terms in GB:
 --   weights_gb   = parameters x bytes per parameter of the class precision
 --                  (bf16/fp16 2, fp8/int8 1, int4/fp4 0.5)
---   kv_cache_gb  = 2 x layers x kv_heads x head_dim x KV bytes x (input + output tokens)
+--   kv_cache_gb  = kv_layers x kv_values_per_layer x KV bytes x (input + output tokens)
 --                  x concurrency: every sequence at its full context (LLM serving only)
 --   runtime_overhead_gb per GPU (activations, CUDA graphs, the engine itself)
 --   usable_gb_per_gpu = GPU memory x (1 - headroom)
@@ -23,7 +23,7 @@ terms as (
         case
             when c.class_kind = 'llm_serving'
                 then
-                    2.0 * c.layers * c.kv_heads * c.head_dim * {{ bytes_per_value('c.kv_cache_precision') }}
+                    c.kv_layers * c.kv_values_per_layer * {{ bytes_per_value('c.kv_cache_precision') }}
                     * (c.input_len + c.output_len) * c.concurrency / 1e9
             else 0.0
         end as kv_cache_gb,

@@ -4,5 +4,7 @@ select
     family,
     variant,
     cast(memory_gb as double) as memory_gb,
-    display_name
+    display_name,
+    architecture,
+    interconnect
 from {{ ref('gpu_catalog') }}

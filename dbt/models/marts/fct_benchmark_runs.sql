@@ -1,6 +1,10 @@
 -- Every accepted benchmark run known on the as-of day (its file ingested on or before it), with
--- the canonical GPU, per-GPU throughput, the run's success rate and its model size class: the
--- measured evidence the economics read.
+-- the canonical GPU, per-GPU throughput, the run's success rate, its model (model_reference via
+-- int_benchmark_models_resolved: parameters, active parameters, MoE) and size class: the measured
+-- evidence the economics read.
+--   precision: the run's own (file, path or operator); else the published checkpoint's
+--     (precision_source = model_checkpoint: a run that names no quantization served the weights
+--     as published, e.g. gpt-oss in MXFP4).
 --   success_rate: completed / attempted where the tool counted both; else goodput / request
 --     throughput where it measured goodput; else null (the tool did not count failures).
 --   A run exported twice (the JSON and a CSV flattening of it, AIPerf's JSON and CSV) is kept
@@ -21,7 +25,17 @@ with accepted as (
 
 resolved as (
     select
-        runs.*,
+        runs.* replace (
+            coalesce(models.params_b, runs.model_params_b) as model_params_b,
+            coalesce(runs.precision, models.native_precision) as precision
+        ),
+        models.model_ref,
+        coalesce(models.active_params_b, models.params_b, runs.model_params_b) as model_active_params_b,
+        models.is_moe,
+        case
+            when runs.precision is not null then 'run'
+            when models.native_precision is not null then 'model_checkpoint'
+        end as precision_source,
         names.gpu_id,
         case
             when runs.gpu_name_raw is null then runs.hardware_source
@@ -29,6 +43,8 @@ resolved as (
         end as gpu_resolution,
         names.unresolved_reason as gpu_unresolved_reason
     from accepted as runs
+    left join {{ ref('int_benchmark_models_resolved') }} as models
+        on runs.model_id = models.model_id
     left join {{ ref('int_gpu_names_resolved') }} as names
         on names.provider = 'benchmark'
         and runs.gpu_name_raw = names.gpu_name_raw
@@ -90,10 +106,14 @@ select
     run_kind,
     scenario,
     model_id,
+    model_ref,
     model_params_b,
+    model_active_params_b,
+    is_moe,
     model_size_class,
     model_source,
     precision,
+    precision_source,
     serving_stack,
     serving_stack_version,
     gpu_name_raw,
@@ -145,5 +165,12 @@ select
         when measurement_rank = 1 then null
         else canonical_run_key
     end as duplicate_of,
-    {{ as_of_date() }} as as_of_date
+    {{ as_of_date() }} as as_of_date,
+    -- what the economics need to use a run on a GPU: model size, precision, GPU and count
+    coalesce(
+        hardware_source <> 'api'
+        and model_params_b is not null and precision is not null
+        and gpu_id is not null and gpu_count > 0,
+        false
+    ) as is_resolved
 from keyed

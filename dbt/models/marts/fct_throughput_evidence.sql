@@ -1,14 +1,19 @@
--- Throughput evidence per (workload class, GPU): measured where benchmark runs match the class
--- (int_throughput_measured), else the roofline estimate (int_throughput_estimated).
---   measured: the median per-GPU throughput of the matching runs that keep the class SLO, times
---     gpus_needed (throughput taken to scale with the GPU count); success_fraction = the mean
---     success rate of those runs (1 where the tool did not count failures: success_source says
---     so). If every matching run breaks the SLO the cell is measured and not eligible.
---   estimated: the roofline figure, calibrated per class: where a class has GPUs with both a
---     measurement and an estimate, its estimates are multiplied by the median measured/estimated
---     ratio of those GPUs (calibration_factor, with the number of GPUs behind it); a class with
---     none keeps the raw roofline (factor 1). Success 1; the SLO cannot be checked (unknown).
---     A class's calibration depends on that class's runs only.
+-- Throughput evidence per (workload class, GPU), graded:
+--   measured: benchmark runs match the class (int_throughput_measured): the median per-GPU
+--     throughput of the matching runs that keep the class SLO, times gpus_needed (throughput taken
+--     to scale with the GPU count); success_fraction = the mean success rate of those runs (1 where
+--     the tool did not count failures: success_source says so). If every matching run breaks the
+--     SLO the cell is measured and not eligible.
+--   calibrated: no matching run, but runs on this kind of GPU (int_throughput_calibrated): the
+--     class's roofline (int_throughput_estimated) x the efficiency of those runs, nearest first,
+--     with their p10-p90 spread and the nearest runs named.
+--   estimated: no run on this kind of GPU: roofline x the median efficiency of comparable GPU
+--     kinds (same vendor and architecture, else all). Where no run of the class's kind exists at
+--     all (training, image generation: no such runs are shipped), the raw roofline, marked
+--     calibration_source = 'uncalibrated'.
+--   SLO of a calibrated or estimated cell: the model's TTFT and end-to-end latency times the
+--     runs' measured/predicted latency ratios (same weighting) against the class targets:
+--     estimated_met or estimated_broken, with slo_margin = the smallest target / estimate - 1.
 -- unit_outputs_per_s is in the class's output: tokens/s (LLM serving), samples/s, images/s.
 -- Evidence is dated: a run counts from the day its file was ingested, a spec row from the day it
 -- was observed. One row per (class, GPU, evidence epoch, int_evidence_epochs): an epoch starts on
@@ -51,20 +56,29 @@ measured as (
     group by all
 ),
 
-calibration as (
+estimates as (
     select
-        m.evidence_from,
-        m.workload_class,
-        median(m.per_gpu_outputs_per_s * f.gpus_needed / e.unit_outputs_per_s) as calibration_factor,
-        count(*) as calibration_gpus
-    from measured as m
-    inner join fit as f
-        on m.workload_class = f.workload_class and m.gpu_id = f.gpu_id
-    inner join {{ ref('int_throughput_estimated') }} as e
-        on m.workload_class = e.workload_class and m.gpu_id = e.gpu_id
-        and m.evidence_from = e.evidence_from
-    where m.n_runs_used > 0 and e.unit_outputs_per_s > 0
-    group by all
+        e.*,
+        c.class_kind,
+        c.slo_p95_ttft_ms,
+        c.slo_p99_e2e_ms,
+        cal.grade as calibration_grade,
+        cal.calibration_source,
+        cal.efficiency as calibration_efficiency,
+        cal.efficiency_p10,
+        cal.efficiency_p90,
+        cal.n_runs as calibration_runs,
+        cal.nearest_runs,
+        cal.nearest_weight,
+        cal.comparable_gpus,
+        e.ttft_est_ms * cal.ttft_ratio as ttft_p95_est_ms,
+        e.e2e_est_ms * cal.e2e_ratio as e2e_p99_est_ms
+    from {{ ref('int_throughput_estimated') }} as e
+    inner join {{ ref('int_workload_classes_joined') }} as c
+        on e.workload_class = c.workload_class
+    asof left join {{ ref('int_throughput_calibrated') }} as cal
+        on e.workload_class = cal.workload_class and e.gpu_id = cal.gpu_id
+        and e.evidence_from >= cal.calibrated_from
 )
 
 select
@@ -76,12 +90,12 @@ select
     f.fits,
     case
         when m.n_runs_matched > 0 then 'measured'
-        when e.unit_outputs_per_s is not null then 'estimated'
+        when e.unit_outputs_per_s is not null then coalesce(e.calibration_grade, 'estimated')
     end as evidence,
     case
         when m.n_runs_used > 0 then m.per_gpu_outputs_per_s * f.gpus_needed
         when m.n_runs_matched > 0 then null
-        else e.unit_outputs_per_s * coalesce(cal.calibration_factor, 1.0)
+        else e.unit_outputs_per_s * coalesce(e.calibration_efficiency, 1.0)
     end as unit_outputs_per_s,
     case when m.n_runs_used > 0 then m.per_gpu_outputs_per_s end as measured_per_gpu_outputs_per_s,
     case
@@ -97,8 +111,23 @@ select
         when m.n_runs_matched > 0 and coalesce(m.n_runs_used, 0) = 0 then 'broken'
         when m.n_runs_used > 0 and m.no_slo then 'none'
         when m.n_runs_used > 0 and not m.any_slo_unknown then 'met'
+        when m.n_runs_used > 0 then 'unknown'
+        when e.slo_p95_ttft_ms is null and e.slo_p99_e2e_ms is null then 'none'
+        when e.ttft_p95_est_ms > e.slo_p95_ttft_ms or e.e2e_p99_est_ms > e.slo_p99_e2e_ms
+            then 'estimated_broken'
+        when (e.slo_p95_ttft_ms is null or e.ttft_p95_est_ms is not null)
+            and (e.slo_p99_e2e_ms is null or e.e2e_p99_est_ms is not null)
+            then 'estimated_met'
         else 'unknown'
     end as slo_status,
+    case when m.n_runs_matched is null then
+            least(
+                e.slo_p95_ttft_ms / e.ttft_p95_est_ms,
+                e.slo_p99_e2e_ms / e.e2e_p99_est_ms
+            ) - 1
+    end as slo_margin,
+    case when m.n_runs_matched is null then e.ttft_p95_est_ms end as ttft_p95_est_ms,
+    case when m.n_runs_matched is null then e.e2e_p99_est_ms end as e2e_p99_est_ms,
     coalesce(m.n_runs_matched, 0) as n_runs_matched,
     coalesce(m.n_runs_used, 0) as n_runs_used,
     m.runs_used,
@@ -112,17 +141,29 @@ select
     e.decode_bound_per_s,
     e.compute_bound_per_s,
     e.bound as estimate_bound,
+    e.interconnect,
+    e.tp_factor,
+    e.ttft_est_ms,
+    e.tpot_est_ms,
     e.unit_outputs_per_s as raw_estimate_outputs_per_s,
-    coalesce(cal.calibration_factor, 1.0) as calibration_factor,
-    coalesce(cal.calibration_gpus, 0) as calibration_gpus,
+    coalesce(e.calibration_efficiency, 1.0) as calibration_factor,
+    case
+        when m.n_runs_matched > 0 then null
+        when e.calibration_source is not null then e.calibration_source
+        when e.unit_outputs_per_s is not null then 'uncalibrated'
+    end as calibration_source,
+    coalesce(e.calibration_runs, 0) as calibration_runs,
+    e.efficiency_p10 as calibration_p10,
+    e.efficiency_p90 as calibration_p90,
+    e.nearest_runs as calibration_nearest_runs,
+    e.nearest_weight as calibration_nearest_weight,
+    e.comparable_gpus as calibration_comparable_gpus,
     case when m.n_runs_matched is null then e.estimate_missing end as estimate_missing
 from fit as f
 cross join epochs as ep
 left join measured as m
     on f.workload_class = m.workload_class and f.gpu_id = m.gpu_id
     and ep.evidence_from = m.evidence_from
-left join {{ ref('int_throughput_estimated') }} as e
+left join estimates as e
     on f.workload_class = e.workload_class and f.gpu_id = e.gpu_id
     and ep.evidence_from = e.evidence_from
-left join calibration as cal
-    on f.workload_class = cal.workload_class and ep.evidence_from = cal.evidence_from

@@ -11,7 +11,8 @@
 -- Model APIs: cost per request = (input_len x input price + output_len x output price) / 1e6,
 -- accepted fraction = quality_pass_rate; no GPU, no hourly cost.
 -- An option is eligible when it fits, the offer has at least gpus_needed GPUs, there is
--- evidence, and no measured run breaks the SLO; otherwise ineligible_reason says why.
+-- evidence, no measured run breaks the SLO and the calibrated latency model does not expect it
+-- broken (estimated_broken); otherwise ineligible_reason says why.
 with classes as (
     select
         *,
@@ -147,6 +148,8 @@ costed as (
                     'no throughput evidence: no matching benchmark run, and no estimate without the GPU''s '
                     || coalesce(estimate_missing, 'specs')
             when slo_status = 'broken' then 'every matching benchmark run breaks the class SLO'
+            when slo_status = 'estimated_broken'
+                then 'estimated to break the class SLO (calibrated latency model; see explain)'
             when option_kind = 'gpu_offer' and not (unit_outputs_per_s > 0) then 'no throughput'
         end as ineligible_reason
     from options

@@ -1,0 +1,145 @@
+-- Every resolved LLM-serving benchmark run that measured output tokens, predicted by the
+-- performance model under the run's own conditions (its model, precision, lengths, batch, GPU and
+-- GPU count; macros/performance_model.sql, the code the classes use) and how far the run got:
+--   efficiency = measured output tokens/s / predicted   (1 = the roofline at the default
+--     bandwidth and compute efficiencies; 0.5 = half of it)
+--   ttft_ratio  = measured TTFT p95 (p99 when the tool gives no p95) / predicted TTFT
+--   e2e_ratio   = measured end-to-end p99 / predicted (TTFT + output x time per token)
+--   tpot_ratio  = measured median time per output token / predicted
+-- The batch a run kept in flight: its concurrency; else, for a run at a request rate, Little's law
+-- (rate x mean end-to-end latency, at least 1); else (offline scripts and runs that send every
+-- prompt at once) its number of requests, at most the var offline_batch (the engine's default
+-- number of sequences in flight).
+-- KV cache at 2 bytes per value (the files do not say; BF16 is the engines' default). The GPU's
+-- specs are those known on the as-of day (fct_gpu_specs). system_key groups the runs of one
+-- system and setup (the result folder, GPU and count): verification predicts each run without
+-- the runs of its system and file.
+with runs as (
+    select * from {{ ref('fct_benchmark_runs') }}
+    where is_resolved
+        and run_kind = 'inference'
+        and output_unit = 'tokens'
+        and duplicate_of is null
+        and output_tokens_per_s > 0
+        and input_len >= 0  -- 0: generation without a prompt (llama-bench's tg runs)
+        and output_len > 0
+),
+
+conditions as (
+    select
+        r.*,
+        g.vendor,
+        g.family,
+        g.memory_gb,
+        g.architecture,
+        g.interconnect,
+        s.memory_bandwidth_gb_s,
+        case
+            when r.precision in ('fp8', 'int8', 'fp4') then coalesce(s.fp8_tflops, s.fp16_tflops)
+            else s.fp16_tflops
+        end as tflops,
+        m.kv_layers * m.kv_values_per_layer * 2.0 as kv_bytes_per_token,
+        case
+            when r.concurrency > 0 then r.concurrency
+            when r.request_rate > 0 and coalesce(r.e2e_mean_ms, r.e2e_p50_ms) > 0
+                then greatest(r.request_rate * coalesce(r.e2e_mean_ms, r.e2e_p50_ms) / 1000.0, 1.0)
+            when r.request_rate is null
+                then least(
+                        coalesce(r.attempted, r.completed, {{ var('offline_batch') }}),
+                        {{ var('offline_batch') }}
+                    )
+        end as batch,
+        case
+            when r.concurrency > 0 then 'concurrency'
+            when r.request_rate > 0 and coalesce(r.e2e_mean_ms, r.e2e_p50_ms) > 0 then 'little_law'
+            when r.request_rate is null then 'offline_default'
+        end as batch_source,
+        regexp_replace(r.file_path, '/[^/]*$', '') || '|' || r.gpu_id || '|' || r.gpu_count as system_key
+    from runs as r
+    inner join {{ ref('dim_gpu') }} as g
+        on r.gpu_id = g.gpu_id
+    inner join {{ ref('int_benchmark_models_resolved') }} as m
+        on r.model_id = m.model_id
+    left join {{ ref('fct_gpu_specs') }} as s
+        on r.gpu_id = s.gpu_id
+    where m.kv_layers is not null
+),
+
+predicted as (
+    select
+        *,
+        main.gl_weights_read_gb(
+            model_params_b, model_active_params_b, batch, {{ bytes_per_value('precision') }}
+        )
+            as weights_read_gb,
+        main.gl_tp_factor(gpu_count, interconnect) as tp_factor
+    from conditions
+    where batch is not null and memory_bandwidth_gb_s is not null and tflops is not null
+),
+
+bounds as (
+    select
+        *,
+        main.gl_tokens_per_s(
+            gpu_count, memory_bandwidth_gb_s, tflops, weights_read_gb, model_active_params_b, batch,
+            kv_bytes_per_token, input_len, output_len, interconnect
+        ) as predicted_per_s,
+        main.gl_decode_tokens_per_s(
+            gpu_count,
+            memory_bandwidth_gb_s,
+            weights_read_gb,
+            batch,
+            kv_bytes_per_token,
+            input_len,
+            output_len
+        ) as decode_bound_per_s,
+        main.gl_compute_tokens_per_s(gpu_count, tflops, model_active_params_b, input_len, output_len)
+            as compute_bound_per_s,
+        main.gl_ttft_ms(
+            gpu_count, memory_bandwidth_gb_s, tflops, weights_read_gb, model_active_params_b, batch,
+            kv_bytes_per_token, input_len, output_len, interconnect
+        ) as ttft_est_ms,
+        main.gl_tpot_ms(
+            gpu_count, memory_bandwidth_gb_s, tflops, weights_read_gb, model_active_params_b, batch,
+            kv_bytes_per_token, input_len, output_len, interconnect
+        ) as tpot_est_ms
+    from predicted
+)
+
+select
+    run_key,
+    file_path,
+    system_key,
+    ingested_date,
+    tool,
+    model_id,
+    model_ref,
+    model_params_b,
+    model_active_params_b,
+    is_moe,
+    precision,
+    precision_source,
+    gpu_id,
+    vendor,
+    family,
+    memory_gb,
+    architecture,
+    interconnect,
+    gpu_count,
+    gpu_resolution,
+    input_len,
+    output_len,
+    batch,
+    batch_source,
+    output_tokens_per_s as measured_tokens_per_s,
+    predicted_per_s as predicted_tokens_per_s,
+    case when decode_bound_per_s <= compute_bound_per_s then 'memory_bandwidth' else 'compute' end as bound,
+    tp_factor,
+    output_tokens_per_s / predicted_per_s as efficiency,
+    ttft_est_ms,
+    tpot_est_ms,
+    ttft_est_ms + output_len * tpot_est_ms as e2e_est_ms,
+    coalesce(ttft_p95_ms, ttft_p99_ms) / ttft_est_ms as ttft_ratio,
+    e2e_p99_ms / (ttft_est_ms + output_len * tpot_est_ms) as e2e_ratio,
+    coalesce(tpot_p50_ms, tpot_mean_ms, itl_p50_ms, itl_mean_ms) / tpot_est_ms as tpot_ratio
+from bounds
