@@ -38,8 +38,30 @@ class FileOutcome:
     url: str = ""
 
 
+# MLPerf submission files that are not performance results: accuracy and compliance runs,
+# their logs and the configuration beside the measurements
+_MLPERF_NOT_RESULTS = re.compile(
+    r"(^|/)(accuracy|compliance)/|(^|/)(mlperf_log_accuracy\.json|mlperf_log_trace\.json|"
+    r"accuracy\.txt|verify_[^/]*\.txt|[^/]*\.conf|[^/]*\.adoc)$",
+    re.IGNORECASE,
+)
+
+
 def is_documentation(path: Path) -> bool:
     return bool(_NOT_RESULTS.search(path.name))
+
+
+def not_a_result(path: Path, display: str) -> str | None:
+    """Why a file in a benchmark folder is no result to ingest (None: it may be one)."""
+    if is_documentation(path):
+        return "documentation, not a result"
+    if benchmarks.mlperf_layout(display) or "mlperf" in display.lower():
+        if _MLPERF_NOT_RESULTS.search(display.replace(os.sep, "/")):
+            return "MLPerf accuracy, compliance or configuration file, not a performance result"
+        summary = path.parent / "mlperf_log_summary.txt"
+        if path.name == "mlperf_log_detail.txt" and summary.exists():
+            return "the run's mlperf_log_summary.txt beside it is ingested (same measurement)"
+    return None
 
 
 def collect(paths: list[Path]) -> tuple[list[tuple[Path, str]], list[FileOutcome]]:
@@ -69,16 +91,18 @@ def collect(paths: list[Path]) -> tuple[list[tuple[Path, str]], list[FileOutcome
                     continue
                 if path.is_symlink():
                     skipped.append(FileOutcome(display, "rejected", "symlink: not followed"))
-                elif is_documentation(path):
-                    skipped.append(FileOutcome(display, "skipped", "documentation, not a result"))
+                elif why := not_a_result(path, display):
+                    skipped.append(FileOutcome(display, "skipped", why))
                 else:
                     files.append((path, display))
     return files, skipped
 
 
 def _system_hints(files: list[tuple[Path, str]]) -> dict[Path, dict[str, str]]:
-    """MLPerf system descriptions, by folder: they name the hardware of the results beside them
-    (and in that folder's subfolders)."""
+    """MLPerf system descriptions and measurement files, by path: a system JSON names the
+    hardware of the results beside it (and in that folder's subfolders), or, in MLCommons'
+    results tree, of the results of the system it is named after; a measurements JSON the
+    precision of its system's results for that benchmark and scenario."""
     found: dict[Path, dict[str, str]] = {}
     for path, _ in files:
         if path.suffix.lower() != ".json" or path.stat().st_size > 1_000_000:
@@ -88,14 +112,59 @@ def _system_hints(files: list[tuple[Path, str]]) -> dict[Path, dict[str, str]]:
         except (OSError, json.JSONDecodeError):
             continue
         if isinstance(doc, dict) and "accelerator_model_name" in doc:
-            found[path.parent] = benchmarks.mlperf_system_hints(doc)
+            found[path] = benchmarks.mlperf_system_hints(doc)
+        elif isinstance(doc, dict) and "weight_data_types" in doc:
+            found[path] = benchmarks.mlperf_measurement_hints(doc)
     return found
 
 
-def _hints_for(path: Path, systems: dict[Path, dict[str, str]]) -> dict[str, str]:
+def _tree_files(path: Path, layout: dict[str, str]) -> tuple[list[Path], list[Path]]:
+    """Where MLCommons keeps the system and measurement files of a result in its tree."""
+    parts = path.parts
+    if not layout.get("submitter"):
+        return [], []
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i] == "results" and i >= 1 and parts[i - 1] == layout["submitter"]:
+            sub = Path(*parts[:i])  # .../closed/<submitter>
+            system = sub / "systems" / f"{layout['system']}.json"
+            measured = sub / "measurements" / layout["system"] / layout["benchmark"]
+            return [system], sorted((measured / layout["scenario"]).glob("*.json"))
+    return [], []
+
+
+def _hints_for(path: Path, display: str, found: dict[Path, dict[str, str]]) -> dict[str, str]:
+    if path in found:  # a system or measurements file itself: hints for others, none for it
+        return {}
+    layout = benchmarks.mlperf_layout(display)
+    if layout:
+        systems, measurements = _tree_files(path, layout)
+        # the system file of the tree, or one given beside the result folder under its name
+        named = [p for p in found if p.stem == layout["system"] and "gpu" in found[p]]
+        hints: dict[str, str] = {}
+        for candidate in [*systems, *named]:
+            if candidate in found or candidate.is_file():
+                hints.update(found.get(candidate) or _read_hints(candidate))
+                break
+        for m in measurements:
+            hints.update(found.get(m) or _read_hints(m))
+        if hints:
+            return hints
     for folder in [path.parent, *path.parent.parents]:
-        if folder in systems:
-            return systems[folder]
+        beside = [h for p, h in found.items() if p.parent == folder and "gpu" in h]
+        if beside:
+            return beside[0]
+    return {}
+
+
+def _read_hints(path: Path) -> dict[str, str]:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    if isinstance(doc, dict) and "accelerator_model_name" in doc:
+        return benchmarks.mlperf_system_hints(doc)
+    if isinstance(doc, dict) and "weight_data_types" in doc:
+        return benchmarks.mlperf_measurement_hints(doc)
     return {}
 
 
@@ -116,7 +185,7 @@ def archive_files(
     for path, display in files:
         for_folder = [h for prefix, h in (folder_hints or {}).items() if display.startswith(prefix)]
         hints = {**(operator_hints or {}), **(for_folder[0] if for_folder else {}),
-                 **_hints_for(path, systems)}  # fmt: skip
+                 **_hints_for(path, display, systems)}  # fmt: skip
         url = benchmark_files.file_url(display, hints)
         try:
             size = path.stat().st_size

@@ -289,6 +289,19 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB, Python {platform.python_version()}"
 
 
+def performance_model_check(home: Path) -> str:
+    """The leave-one-out check of the performance model on the demo warehouse just loaded."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import duckdb
+    from verify_estimates import summary_line, verify
+
+    con = duckdb.connect(str(home / "gpuledger.duckdb"), read_only=True)
+    try:
+        return summary_line(verify(con))
+    finally:
+        con.close()
+
+
 def render(meta: dict, sizes: list[dict]) -> str:
     floor_s = meta["floor"]["floor_s"]
     lines = [
@@ -314,6 +327,9 @@ def render(meta: dict, sizes: list[dict]) -> str:
             f"{q['p95_ms']} ({q['worst_query_p95_ms']}) | "
             f"{s['archive_mb']} | {s['duckdb_mb']} | {s['peak_mb']} |"
         )
+    if meta.get("estimates"):
+        lines += ["", f"On the demo archive's real runs, {meta['estimates']} "
+                  "(scripts/verify_estimates.py)."]  # fmt: skip
     lines += ["", "History load (setup, not part of the figures above), seconds:", ""]
     for s in sizes:
         lines.append(f"- {s['days']} days: {s['history_load']}")
@@ -382,6 +398,8 @@ def main() -> int:
         base = build_base(base_home)
         done_before.write_text(json.dumps(base))
     print(f"demo archive loaded in {base['demo_refresh_s']} s", flush=True)
+    estimates = performance_model_check(base_home)
+    print(estimates, flush=True)
     sizes = []
     for days in [int(d) for d in args.days.split(",")]:
         t = time.perf_counter()
@@ -406,6 +424,7 @@ def main() -> int:
         "runs": args.runs,
         "floor": fl,
         "base": base,
+        "estimates": estimates,
     }
     table = render(meta, sizes)
     out = Path(args.out)

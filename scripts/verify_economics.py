@@ -91,8 +91,10 @@ def run_matches(cls: dict, model: dict, run: dict, v: dict) -> bool:
         return False
     if cls["class_kind"] == "training":
         return run["run_kind"] in ("training", "fine_tuning")
-    if cls["class_kind"] == "image_generation":
-        return run["run_kind"] == "image_generation"
+    if cls["class_kind"] == "image_generation":  # at the class's number of denoising steps
+        return run["run_kind"] == "image_generation" and run["image_steps"] == fnum(
+            cls["image_steps"]
+        )
 
     def near(x, target):
         return x is not None and target / f <= x <= target * f
@@ -174,6 +176,22 @@ def run_efficiencies(runs: list[dict], models: dict, specs: dict, catalog: dict,
     for r in runs:
         model = model_of(r["model_id"], models)
         gpu = catalog.get(r["gpu_id"])
+        step_tflop = fnum(model.get("flops_per_image_step_tflop")) if model else None
+        if (r["is_resolved"] and model and gpu and r["run_kind"] == "image_generation"
+                and step_tflop and r["image_steps"]):  # fmt: skip
+            tflops = tflops_for(specs.get(r["gpu_id"], {}), r["precision"])
+            if tflops:
+                per_image = step_tflop * r["image_steps"]
+                predicted = r["gpu_count"] * tflops * float(v["compute_efficiency"]) / per_image
+                out.append({
+                    "run": {**r, "input_len": 0.0, "output_len": 1.0}, "run_kind": "image",
+                    "kind": (gpu["family"], float(gpu["memory_gb"])), "vendor": gpu["vendor"],
+                    "architecture": gpu["architecture"], "active": r["model_active_params_b"],
+                    "batch": 1.0, "moe": False,
+                    "efficiency": r["output_units_per_s"] / predicted,
+                    "ttft_ratio": None, "e2e_ratio": None,
+                })  # fmt: skip
+            continue
         if not (r["is_resolved"] and model and gpu and r["run_kind"] == "inference"
                 and r["output_unit"] == "tokens" and (r["output_tokens_per_s"] or 0) > 0
                 and r["input_len"] is not None and r["input_len"] >= 0
@@ -200,7 +218,8 @@ def run_efficiencies(runs: list[dict], models: dict, specs: dict, catalog: dict,
         e2e = ttft + r["output_len"] * tpot
         ttft_meas = r["ttft_p95_ms"] if r["ttft_p95_ms"] is not None else r["ttft_p99_ms"]
         out.append({
-            "run": r, "kind": (gpu["family"], float(gpu["memory_gb"])), "vendor": gpu["vendor"],
+            "run": r, "run_kind": "tokens",
+            "kind": (gpu["family"], float(gpu["memory_gb"])), "vendor": gpu["vendor"],
             "architecture": gpu["architecture"], "active": active, "batch": batch,
             "moe": is_moe(model), "efficiency": r["output_tokens_per_s"] / per_s,
             "ttft_ratio": ttft_meas / ttft if source != "offline" and ttft_meas and ttft else None,
@@ -215,9 +234,9 @@ def nearness(e: dict, cls: dict, model: dict) -> float:
 
     r = e["run"]
     d = (abs(math.log(e["active"] / float(model["active_params_b"])))
-         + dist(e["batch"], fnum(cls["concurrency"]))
-         + 0.5 * dist(r["input_len"], fnum(cls["input_len"]))
-         + 0.5 * dist(r["output_len"], fnum(cls["output_len"]))
+         + dist(e["batch"], fnum(cls["concurrency"]) or 1)
+         + 0.5 * dist(r["input_len"], fnum(cls["input_len"]) or 0)
+         + 0.5 * dist(r["output_len"], fnum(cls["output_len"]) or 1)
          + (0 if r["precision"] == cls["precision"] else 1)
          + (0 if e["moe"] == is_moe(model) else 1))  # fmt: skip
     return math.exp(-2 * d)
@@ -231,9 +250,11 @@ def weighted_geomean(pairs: list[tuple[float, float]]) -> float | None:
 
 
 def calibration(cls: dict, model: dict, gpu: dict, effs: list[dict]) -> dict | None:
-    """Efficiency and latency ratios for a (class, GPU) without matching runs."""
+    """Efficiency and latency ratios for a (class, GPU) without matching runs, from the runs of
+    the class's kind (token runs for LLM serving, image runs for image generation)."""
     kinds: dict = {}
-    for e in effs:
+    wanted = "image" if cls["class_kind"] == "image_generation" else "tokens"
+    for e in (e for e in effs if e["run_kind"] == wanted):
         kinds.setdefault(e["kind"], []).append((nearness(e, cls, model), e))
     per_kind = {}
     for k, items in kinds.items():
@@ -331,7 +352,7 @@ def recompute(con, day: date) -> dict[str, list[dict]]:
             elif not matched and est is not None:
                 per_s, ttft, e2e = est
                 cal = (calibration(cls, model, catalog[gpu_id], effs)
-                       if cls["class_kind"] == "llm_serving" else None)  # fmt: skip
+                       if cls["class_kind"] != "training" else None)  # fmt: skip
                 cell["evidence"] = cal["grade"] if cal else "estimated"
                 cell["unit"] = per_s * (cal["efficiency"] if cal else 1.0)
                 cell["success"] = 1.0

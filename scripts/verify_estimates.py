@@ -49,6 +49,7 @@ pairs as (
     from runs as t
     inner join runs as s
         on s.run_key <> t.run_key
+        and s.run_kind = t.run_kind
         and s.file_path <> t.file_path
         and s.system_key <> t.system_key
 ),
@@ -64,6 +65,7 @@ per_kind as (
 chosen as (
     select
         t.run_key,
+        t.run_kind,
         t.family as gpu_family,
         t.measured_tokens_per_s,
         t.predicted_tokens_per_s,
@@ -82,6 +84,7 @@ chosen as (
 
 select
     run_key,
+    run_kind,
     gpu_family,
     case when same_kind is not null then 'calibrated' else 'estimated' end as grade,
     measured_tokens_per_s,
@@ -115,7 +118,8 @@ def verify(con: duckdb.DuckDBPyConnection) -> dict:
     con.execute(f"create or replace temp table loo as {LOO_SQL}")
     out = {"runs": con.execute("select count(*) from loo").fetchone()[0]}
     cols = ["group", "runs", "median_abs_error", "p90_abs_error", "p90_factor"]
-    for name, key in (("all", "'all'"), ("by_grade", "grade"), ("by_gpu_family", "gpu_family")):
+    for name, key in (("all", "'all'"), ("by_grade", "grade"), ("by_gpu_family", "gpu_family"),
+                      ("by_run_kind", "run_kind")):  # fmt: skip
         rows = con.execute(SUMMARY_SQL.format(key=key)).fetchall()
         out[name] = [dict(zip(cols, r, strict=True)) for r in rows]
     return out
@@ -171,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     print(summary_line(result))
     print(_table(result["by_grade"], "by grade:"))
     print(_table(result["by_gpu_family"], "by GPU family:"))
+    print(_table(result["by_run_kind"], "by kind of run:"))
     return 0
 
 

@@ -12,9 +12,19 @@ per tool, the detection and the shared rules for units, percentiles and hardware
   (per-request arrays) and the new one (request_goodput, max_concurrency)
 - vllm_throughput, vllm_latency: vLLM `benchmark_throughput` / `benchmark_latency` JSON
 - vllm_console: the "Serving Benchmark Result" text block(s) benchmark_serving prints
-- sglang_bench_serving: SGLang `bench_serving --output-file` JSONL (`Infinity` allowed)
-- mlperf_summary_results, mlperf_log_summary, mlperf_log_detail: MLPerf Inference results; a
-  `systems/*.json` beside a summary names its hardware (mlperf_system: no run of its own)
+- sglang_bench_serving: SGLang `bench_serving --output-file` JSONL (`Infinity` allowed; a
+  `server_info` object, where newer versions write one, names the model path, TP size and
+  quantization)
+- mlperf_summary_results, mlperf_log_summary, mlperf_log_detail: MLPerf Inference results. In
+  MLCommons' results tree (closed/<submitter>/results/<system>/<benchmark>/<scenario>/
+  performance/run_1/) the benchmark folder names the model, closed/<submitter>/systems/
+  <system>.json the GPU and its count (accelerators_per_node x number_of_nodes) and
+  closed/<submitter>/measurements/<system>/<benchmark>/<scenario>/*.json the precision
+  (weight_data_types); outside a tree, a `systems/*.json` beside a summary names its hardware
+  (mlperf_system, mlperf_measurements: no run of their own). Accuracy and compliance runs are
+  skipped, and a run's mlperf_log_detail.txt when its mlperf_log_summary.txt is beside it.
+- trtllm_bench_console, trtllm_bench_json: TensorRT-LLM `trtllm-bench` (throughput, latency):
+  the printed report (PERFORMANCE OVERVIEW) and `--report_json`
 - genai_perf, aiperf, aiperf_csv: NVIDIA GenAI-Perf / AIPerf `profile_export*.json`, AIPerf CSV
 - inferencex_run, inferencex_agg: InferenceX per-run JSON and aggregated arrays
 - llmperf_summary, llmperf_individual: Anyscale LLMPerf (hosted APIs: no GPU, `api_provider`)
@@ -114,7 +124,7 @@ def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
             )
             continue
         runs.append(item)
-    if fmt != "mlperf_system" and not runs and not errors:
+    if fmt not in ("mlperf_system", "mlperf_measurements") and not runs and not errors:
         raise ParseError(path, "<document>", f"{fmt}: the file holds no run")
     return ParseResult([], errors, benchmark_runs=runs)
 

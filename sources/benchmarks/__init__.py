@@ -28,13 +28,15 @@ for the format and `common` for the shared normalisation.
 from sources.benchmarks.common import Context, params_b, path_gpu
 from sources.benchmarks.csv_tables import RowProblem
 from sources.benchmarks.detect import READERS, detect, parse_document
-from sources.benchmarks.mlperf import mlperf_system_hints
+from sources.benchmarks.mlperf import mlperf_layout, mlperf_measurement_hints, mlperf_system_hints
 
 __all__ = [
     "READERS",
     "Context",
     "RowProblem",
     "detect",
+    "mlperf_layout",
+    "mlperf_measurement_hints",
     "mlperf_system_hints",
     "params_b",
     "parse_document",

@@ -16,6 +16,7 @@ from sources.benchmarks.llmperf import llmperf_individual, llmperf_summary
 from sources.benchmarks.mlperf import mlperf_log_detail, mlperf_log_summary, mlperf_summary_results
 from sources.benchmarks.optimum_benchmark import optimum_benchmark
 from sources.benchmarks.sglang import sglang_jsonl
+from sources.benchmarks.trtllm import trtllm_console, trtllm_report_json
 from sources.benchmarks.vllm import vllm_console, vllm_latency, vllm_serving, vllm_throughput
 
 
@@ -44,14 +45,23 @@ def detect(content: bytes, where: str) -> tuple[str, Any]:
                 first = None
             if isinstance(first, dict) and ("backend" in first or "output_throughput" in first):
                 return "sglang_bench_serving", text
-        doc = json_document(content, where)
-        return _detect_json(doc, where), doc
+        try:
+            doc = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            # a JSON document cut short fails late; a text that merely starts with a bracket
+            # (trtllm-bench's log lines "[01/18/2025-01:01:42] [TRT-LLM] ...") fails at once
+            if exc.pos >= len(stripped) // 2:
+                json_document(content, where)  # raises: not valid JSON (truncated?)
+        else:
+            return _detect_json(doc, where), doc
     if "Serving Benchmark Result" in text:
         return "vllm_console", text
     if "MLPerf Results Summary" in text:
         return "mlperf_log_summary", text
     if ":::MLLOG" in text:
         return "mlperf_log_detail", text
+    if "= PERFORMANCE OVERVIEW" in text:
+        return "trtllm_bench_console", text
     header = _csv_header(text)
     if header[:2] == ["metric", "avg"] or header[:2] == ["metric", "value"]:
         return "aiperf_csv", text
@@ -64,7 +74,7 @@ def detect(content: bytes, where: str) -> tuple[str, Any]:
         where,
         "<document>",
         "not a benchmark result format gpuledger knows (vLLM, SGLang, MLPerf, GenAI-Perf/AIPerf, "
-        "InferenceX, LLMPerf, optimum-benchmark, gpuledger CSV)",
+        "InferenceX, LLMPerf, optimum-benchmark, trtllm-bench, gpuledger CSV)",
     )
 
 
@@ -93,6 +103,10 @@ def _detect_json(doc: Any, where: str) -> str:
             return "optimum_benchmark"
         if "accelerator_model_name" in keys and "accelerators_per_node" in keys:
             return "mlperf_system"
+        if {"weight_data_types", "starting_weights_filename"} <= keys:
+            return "mlperf_measurements"
+        if {"engine", "performance", "request_info"} <= keys:
+            return "trtllm_bench_json"
     if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc):
         first = doc[0]
         if "Performance_Result" in first and ("Accelerator" in first or "Platform" in first):
@@ -140,6 +154,9 @@ READERS = {
     "mlperf_log_summary": mlperf_log_summary,
     "mlperf_log_detail": mlperf_log_detail,
     "mlperf_system": lambda doc, ctx: [],  # hardware for the results beside it, no run of its own
+    "mlperf_measurements": lambda doc, ctx: [],  # precision of the results of its system
+    "trtllm_bench_console": trtllm_console,
+    "trtllm_bench_json": trtllm_report_json,
     "genai_perf": genai_perf,
     "aiperf_csv": aiperf_csv,
     "inferencex_run": inferencex_run,

@@ -60,7 +60,7 @@ def mlperf_summary_results(doc: list, ctx: Context) -> list[BenchmarkRun]:
 # MLCommons' results tree: closed|open/<submitter>/results/<system>/<benchmark>/<scenario>/
 # performance/run_1/<file> (inference_results_v4.1 and later; the benchmark folder names the model)
 _LAYOUT = re.compile(
-    r"(?:^|/)(?:closed|open|preview)/(?P<submitter>[^/]+)/results/(?P<system>[^/]+)/"
+    r"(?:^|/)(?:(?:closed|open|preview)/(?P<submitter>[^/]+)/results/)?(?P<system>[^/]+)/"
     r"(?P<benchmark>[^/]+)/(?P<scenario>Offline|Server|Interactive|SingleStream|MultiStream)/"
     r"(?:performance|accuracy)/"
 )
@@ -113,11 +113,18 @@ def mlperf_log_summary(text: str, ctx: Context) -> BenchmarkRun:
     samples = num(kv.get("samples per second") or kv.get("completed samples per second"))
     sut = kv.get("sut name", "")
     model, model_source = _model_of(
-        re.sub(r"-(Offline|Server|SingleStream|MultiStream)-SUT$", "", sut) or None, ctx
+        re.sub(r"-(Offline|Server|SingleStream|MultiStream)-SUT.*$", "", sut) or None, ctx
     )
     valid = kv.get("result is", "").upper()
     if valid not in ("VALID", ""):
         _invalid(ctx, valid)
+    if "accuracy" in kv.get("mode", "").lower():
+        raise ParseError(ctx.where, "Mode", "an MLPerf accuracy run: no performance figures")
+    image = bool(model and model.lower().startswith("stable-diffusion"))
+    if image:
+        unit, per_s = "images", samples
+    else:
+        unit, per_s = ("tokens", tokens) if tokens is not None else ("samples", samples)
     return base_run(
         ctx,
         "document",
@@ -125,12 +132,15 @@ def mlperf_log_summary(text: str, ctx: Context) -> BenchmarkRun:
         "mlperf loadgen",
         model_id=model,
         model_source=model_source,
+        run_kind="image_generation" if image else "inference",
         scenario=scenario,
         request_rate=num(kv.get("target_qps")) if scenario == "Server" else None,
         request_throughput_rps=samples,
-        output_tokens_per_s=tokens,
-        output_unit="tokens" if tokens is not None else "samples",
-        output_units_per_s=tokens if tokens is not None else samples,
+        # the run's own mean: tokens per second over samples per second
+        output_len=tokens / samples if tokens and samples and not image else None,
+        output_tokens_per_s=tokens if not image else None,
+        output_unit=unit,
+        output_units_per_s=per_s,
         percentile_source="tool_summary",
         **lat,
     )
@@ -191,6 +201,13 @@ def mlperf_log_detail(text: str, ctx: Context) -> BenchmarkRun:
         percentile_source="tool_summary",
         **lat,
     )
+
+
+def mlperf_measurement_hints(doc: dict) -> dict[str, str]:
+    """An MLPerf `measurements/<system>/<benchmark>/<scenario>/*.json` as the precision of the
+    results of that system, benchmark and scenario."""
+    precision = precision_of(str(doc.get("weight_data_types") or ""))
+    return {"precision": precision} if precision else {}
 
 
 def mlperf_system_hints(doc: dict) -> dict[str, str]:

@@ -1,4 +1,9 @@
-"""SGLang: `bench_serving --output-file` JSONL, one run per line (`Infinity` = an offline rate)."""
+"""SGLang: `bench_serving --output-file` JSONL, one run per line (`Infinity` = an offline rate).
+
+Newer versions add the server's own description (`server_info`, what the server's
+/get_server_info returns: its ServerArgs, e.g. model_path, tp_size, dp_size, dtype,
+quantization, kv_cache_dtype); it names the model, the precision and the tensor-parallel size
+when the line itself does not (a disaggregated server nests it under `decode`)."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from sources.benchmarks.common import (
     base_run,
     check_numbers,
     num,
+    precision_of,
     request_rate,
     summary_latencies,
     whole,
@@ -31,6 +37,10 @@ def sglang_jsonl(text: str, ctx: Context) -> list[BenchmarkRun]:
         if not isinstance(doc, dict):
             raise ParseError(ctx.where, f"line {n}", "not a JSON object")
         check_numbers(doc, ctx.where, f"line {n}: ")
+        info = doc.get("server_info") if isinstance(doc.get("server_info"), dict) else {}
+        if isinstance(info.get("decode"), list) and info["decode"]:
+            info = info["decode"][0] if isinstance(info["decode"][0], dict) else {}
+        tp = whole(info.get("tp_size"))
         completed = whole(doc.get("completed"))
         duration = num(doc.get("duration"))
         in_tok, out_tok = num(doc.get("total_input_tokens")), num(doc.get("total_output_tokens"))
@@ -47,7 +57,11 @@ def sglang_jsonl(text: str, ctx: Context) -> list[BenchmarkRun]:
                 f"line {n}",
                 "sglang_bench_serving",
                 "sglang bench_serving",
-                model_id=doc.get("model_id") or doc.get("model"),
+                model_id=doc.get("model_id") or doc.get("model") or info.get("model_path"),
+                precision=precision_of(info.get("quantization"))
+                or {"bfloat16": "bf16", "float16": "fp16"}.get(str(info.get("dtype")).lower()),
+                tensor_parallel=tp,
+                gpu_count=tp * (whole(info.get("dp_size")) or 1) if tp else None,
                 serving_stack=doc.get("backend") if doc.get("backend") in STACKS else None,
                 scenario="offline" if num(doc.get("request_rate")) is None else "online",
                 input_len=in_tok / completed if in_tok and completed else None,

@@ -43,7 +43,8 @@ def test_ingest_files_and_folders_then_again(tmp_path):
             """select gpu_id, gpu_count, hardware_source, output_tokens_per_s,
                       output_tokens_per_s_per_gpu, success_rate
                from marts.fct_benchmark_runs
-               where format = 'mlperf_log_summary' and scenario = 'Offline'"""
+               where format = 'mlperf_log_summary' and scenario = 'Offline'
+                 and file_path like '%v4.1_NVIDIA_H200-SXM-141GBx8_TRT_llama2-70b-99%'"""
         ).fetchall()
         assert got == [
             ("nvidia-h200-sxm-141gb", 8, "system_description", 31302.7, 31302.7 / 8, None)

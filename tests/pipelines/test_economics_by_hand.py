@@ -110,7 +110,8 @@ def test_a_mixture_of_experts_reads_its_active_experts_per_token():
 
 def _eff(key, kind, vendor, arch, eff, batch=32, moe=False, ttft=None):
     run = {"input_len": 1024, "output_len": 256, "precision": "fp8", "run_key": key}
-    return {"run": run, "kind": kind, "vendor": vendor, "architecture": arch, "active": 70.0,
+    return {"run": run, "run_kind": "tokens", "kind": kind, "vendor": vendor,
+            "architecture": arch, "active": 70.0,
             "batch": batch, "moe": moe, "efficiency": eff, "ttft_ratio": ttft,
             "e2e_ratio": None}  # fmt: skip
 

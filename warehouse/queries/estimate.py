@@ -36,7 +36,7 @@ weighted as (
         case when r.batch_source <> 'offline_default' then r.ttft_ratio end as lat_ttft,
         case when r.batch_source <> 'offline_default' then r.e2e_ratio end as lat_e2e
     from marts.fct_benchmark_run_efficiency as r, target as t
-    where r.efficiency > 0
+    where r.efficiency > 0 and r.run_kind = 'inference'
 )
 select
     vendor, architecture, family, memory_gb,
@@ -73,7 +73,9 @@ def _resolve_model(con, name: str) -> dict[str, Any]:
         [name, name, name],
     ).fetchall()
     if not rows:
-        known = [r[0] for r in con.execute("select model_ref from reference.model_reference")]
+        known = [
+            r[0] for r in con.execute("select model_ref from reference.model_reference").fetchall()
+        ]
         raise NotFound(f"no model {name!r} in model_reference; known: {', '.join(sorted(known))}")
     keys = ["model_ref", "params_b", "active_params_b", "is_moe", "kv_layers",
             "kv_values_per_layer", "native_precision", "run_model_pattern"]  # fmt: skip

@@ -235,11 +235,11 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
                    from marts.fct_benchmark_run_efficiency
                    where run_key in (select unnest(?))
                    order by list_position(?, run_key)""",
-                [evidence["calibration_nearest_runs"].split(" ")] * 2,
+                [evidence["calibration_nearest_runs"].split(" | ")] * 2,
             )
         runs = []
         if evidence.get("runs_used"):
-            keys = evidence["runs_used"].split(" ")
+            keys = evidence["runs_used"].split(" | ")
             runs = _rows(
                 con,
                 """select run_key, file_path, format, model_id, precision, gpu_name_raw, gpu_count,

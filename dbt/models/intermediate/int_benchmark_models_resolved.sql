@@ -16,6 +16,7 @@ select
     m.is_moe,
     m.kv_layers,
     m.kv_values_per_layer,
+    m.flops_per_image_step_tflop,
     m.native_precision
 from names as n
 left join {{ ref('model_reference') }} as m

@@ -1,5 +1,6 @@
 -- The days on which what gpuledger knows about throughput can change: a benchmark file was
--- ingested, or a GPU spec row was observed. Each epoch lasts until the next (exclusive), so a
+-- ingested (any run: a run that matches no class still calibrates the others), or a GPU spec row
+-- was observed. Each epoch lasts until the next (exclusive), so a
 -- past day is ranked on the runs and specs known that day, whenever the history is rebuilt.
 select
     evidence_from,
@@ -9,7 +10,7 @@ select
 from (
     select cast('1900-01-01' as date) as evidence_from
     union
-    select distinct ingested_date from {{ ref('int_throughput_measured') }}
+    select distinct ingested_date from {{ ref('fct_benchmark_runs') }}
     union
     select distinct observed_date
     from ({{ accepted_rows(ref('stg_gpu_specs'), 'gpu_specs') }})

@@ -1,4 +1,5 @@
--- How the benchmark runs calibrate the roofline of every (LLM-serving class, GPU), per run epoch
+-- How the benchmark runs calibrate the roofline of every (LLM-serving or image class, GPU; runs of
+-- the class's kind only: token runs for LLM serving, image runs for images), per run epoch
 -- (the days the set of runs changes: a file was ingested; calibrated_from):
 --   calibrated: runs on this kind of GPU exist (same family and memory: an H100 SXM 80 GB run
 --     calibrates the H100 PCIe 80 GB too; efficiencies are ratios to each GPU's own roofline).
@@ -15,8 +16,16 @@
 -- comparable GPU kinds. Without such runs the SLO stays unknown. Without any run there is no row
 -- (the roofline stays uncalibrated).
 with classes as (
-    select * from {{ ref('int_workload_classes_joined') }}
-    where class_kind = 'llm_serving'
+    -- an image class's conditions: one image at a time, no prompt or output tokens
+    select
+        * replace (
+            coalesce(input_len, 0) as input_len,
+            coalesce(output_len, 1) as output_len,
+            coalesce(concurrency, 1) as concurrency
+        ),
+        case class_kind when 'llm_serving' then 'inference' else class_kind end as run_kind
+    from {{ ref('int_workload_classes_joined') }}
+    where class_kind in ('llm_serving', 'image_generation')
 ),
 
 runs as (
@@ -51,6 +60,7 @@ weighted as (
     cross join run_epochs as e
     inner join runs as r
         on e.calibrated_from >= r.ingested_date
+        and c.run_kind = r.run_kind
 ),
 
 per_kind as (
@@ -80,7 +90,7 @@ per_kind as (
             run_key
             order by weight desc, run_key asc
         )[1:5
-        ], ' ') as nearest_runs,
+        ], ' | ') as nearest_runs,
         exp(
             list_sum(
                 list(

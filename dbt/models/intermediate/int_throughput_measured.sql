@@ -79,7 +79,11 @@ matched as (
                 )
             )
             or (c.class_kind = 'training' and r.run_kind in ('training', 'fine_tuning'))
-            or (c.class_kind = 'image_generation' and r.run_kind = 'image_generation')
+            -- an image run counts only at the class's number of denoising steps
+            or (
+                c.class_kind = 'image_generation' and r.run_kind = 'image_generation'
+                and r.image_steps = c.image_steps
+            )
         )
 )
 

@@ -1,8 +1,11 @@
--- Every resolved LLM-serving benchmark run that measured output tokens, predicted by the
--- performance model under the run's own conditions (its model, precision, lengths, batch, GPU and
--- GPU count; macros/performance_model.sql, the code the classes use) and how far the run got:
---   efficiency = measured output tokens/s / predicted   (1 = the roofline at the default
---     bandwidth and compute efficiencies; 0.5 = half of it)
+-- Every resolved LLM-serving benchmark run that measured output tokens, and every resolved
+-- image-generation run, predicted by the performance model under the run's own conditions (its
+-- model, precision, lengths, batch, GPU and GPU count; macros/performance_model.sql, the code the
+-- classes use) and how far the run got:
+--   efficiency = measured outputs/s / predicted   (1 = the roofline at the default bandwidth and
+--     compute efficiencies; 0.5 = half of it). An image run's prediction is its GPUs' dense
+--     TFLOPS at the compute efficiency over the image's FLOPs (the model's FLOPs per denoising
+--     step x the run's steps, e.g. MLPerf's 20); its measured/predicted columns are in images/s.
 --   ttft_ratio  = measured TTFT p95 (p99 when the tool gives no p95) / predicted TTFT
 --   e2e_ratio   = measured end-to-end p99 / predicted (TTFT + output x time per token)
 --   tpot_ratio  = measured median time per output token / predicted
@@ -104,42 +107,126 @@ bounds as (
             kv_bytes_per_token, input_len, output_len, interconnect
         ) as tpot_est_ms
     from predicted
+),
+
+tokens as (
+    select
+        run_key,
+        file_path,
+        system_key,
+        ingested_date,
+        tool,
+        model_id,
+        model_ref,
+        model_params_b,
+        model_active_params_b,
+        is_moe,
+        precision,
+        precision_source,
+        gpu_id,
+        vendor,
+        family,
+        memory_gb,
+        architecture,
+        interconnect,
+        gpu_count,
+        gpu_resolution,
+        input_len,
+        output_len,
+        batch,
+        batch_source,
+        output_tokens_per_s as measured_tokens_per_s,
+        predicted_per_s as predicted_tokens_per_s,
+        case
+            when decode_bound_per_s <= compute_bound_per_s then 'memory_bandwidth' else 'compute'
+        end as bound,
+        tp_factor,
+        output_tokens_per_s / predicted_per_s as efficiency,
+        ttft_est_ms,
+        tpot_est_ms,
+        ttft_est_ms + output_len * tpot_est_ms as e2e_est_ms,
+        coalesce(ttft_p95_ms, ttft_p99_ms) / ttft_est_ms as ttft_ratio,
+        e2e_p99_ms / (ttft_est_ms + output_len * tpot_est_ms) as e2e_ratio,
+        coalesce(tpot_p50_ms, tpot_mean_ms, itl_p50_ms, itl_mean_ms) / tpot_est_ms as tpot_ratio
+    from bounds
+),
+
+image_runs as (
+    select
+        r.*,
+        g.vendor,
+        g.family,
+        g.memory_gb,
+        g.architecture,
+        g.interconnect,
+        m.flops_per_image_step_tflop * r.image_steps as tflop_per_image,
+        case
+            when r.precision in ('fp8', 'int8', 'fp4') then coalesce(s.fp8_tflops, s.fp16_tflops)
+            else s.fp16_tflops
+        end as tflops
+    from {{ ref('fct_benchmark_runs') }} as r
+    inner join {{ ref('dim_gpu') }} as g
+        on r.gpu_id = g.gpu_id
+    inner join {{ ref('int_benchmark_models_resolved') }} as m
+        on r.model_id = m.model_id
+    inner join {{ ref('fct_gpu_specs') }} as s
+        on r.gpu_id = s.gpu_id
+    where r.is_resolved
+        and r.run_kind = 'image_generation'
+        and r.duplicate_of is null
+        and r.output_units_per_s > 0
+        and r.image_steps > 0
+        and m.flops_per_image_step_tflop > 0
+),
+
+images as (
+    select
+        run_key,
+        file_path,
+        regexp_replace(file_path, '/[^/]*$', '') || '|' || gpu_id || '|' || gpu_count as system_key,
+        ingested_date,
+        tool,
+        model_id,
+        model_ref,
+        model_params_b,
+        model_active_params_b,
+        is_moe,
+        precision,
+        precision_source,
+        gpu_id,
+        vendor,
+        family,
+        memory_gb,
+        architecture,
+        interconnect,
+        gpu_count,
+        gpu_resolution,
+        0.0 as input_len,
+        1.0 as output_len,
+        1.0 as batch,
+        cast(null as varchar) as batch_source,
+        output_units_per_s as measured_tokens_per_s,
+        gpu_count * tflops * {{ var('compute_efficiency') }} / tflop_per_image as predicted_tokens_per_s,
+        'compute' as bound,
+        1.0 as tp_factor,
+        output_units_per_s / (gpu_count * tflops * {{ var('compute_efficiency') }} / tflop_per_image)
+            as efficiency,
+        cast(null as double) as ttft_est_ms,
+        cast(null as double) as tpot_est_ms,
+        cast(null as double) as e2e_est_ms,
+        cast(null as double) as ttft_ratio,
+        cast(null as double) as e2e_ratio,
+        cast(null as double) as tpot_ratio
+    from image_runs
+    where tflops > 0
 )
 
 select
-    run_key,
-    file_path,
-    system_key,
-    ingested_date,
-    tool,
-    model_id,
-    model_ref,
-    model_params_b,
-    model_active_params_b,
-    is_moe,
-    precision,
-    precision_source,
-    gpu_id,
-    vendor,
-    family,
-    memory_gb,
-    architecture,
-    interconnect,
-    gpu_count,
-    gpu_resolution,
-    input_len,
-    output_len,
-    batch,
-    batch_source,
-    output_tokens_per_s as measured_tokens_per_s,
-    predicted_per_s as predicted_tokens_per_s,
-    case when decode_bound_per_s <= compute_bound_per_s then 'memory_bandwidth' else 'compute' end as bound,
-    tp_factor,
-    output_tokens_per_s / predicted_per_s as efficiency,
-    ttft_est_ms,
-    tpot_est_ms,
-    ttft_est_ms + output_len * tpot_est_ms as e2e_est_ms,
-    coalesce(ttft_p95_ms, ttft_p99_ms) / ttft_est_ms as ttft_ratio,
-    e2e_p99_ms / (ttft_est_ms + output_len * tpot_est_ms) as e2e_ratio,
-    coalesce(tpot_p50_ms, tpot_mean_ms, itl_p50_ms, itl_mean_ms) / tpot_est_ms as tpot_ratio
-from bounds
+    'inference' as run_kind,
+    *
+from tokens
+union all
+select
+    'image_generation' as run_kind,
+    *
+from images

@@ -2,6 +2,8 @@
 -- the canonical GPU, per-GPU throughput, the run's success rate, its model (model_reference via
 -- int_benchmark_models_resolved: parameters, active parameters, MoE) and size class: the measured
 -- evidence the economics read.
+--   MLPerf runs carry their benchmark's facts (mlperf_benchmarks): the Server p99 limits and the
+--     run's verdict against them (benchmark_slo), and the image benchmark's denoising steps.
 --   precision: the run's own (file, path or operator); else the published checkpoint's
 --     (precision_source = model_checkpoint: a run that names no quantization served the weights
 --     as published, e.g. gpt-oss in MXFP4).
@@ -36,6 +38,10 @@ resolved as (
             when runs.precision is not null then 'run'
             when models.native_precision is not null then 'model_checkpoint'
         end as precision_source,
+        bench.benchmark as mlperf_benchmark,
+        bench.server_ttft_p99_ms as benchmark_ttft_p99_limit_ms,
+        bench.server_tpot_p99_ms as benchmark_tpot_p99_limit_ms,
+        bench.image_steps,
         names.gpu_id,
         case
             when runs.gpu_name_raw is null then runs.hardware_source
@@ -45,6 +51,8 @@ resolved as (
     from accepted as runs
     left join {{ ref('int_benchmark_models_resolved') }} as models
         on runs.model_id = models.model_id
+    left join {{ ref('mlperf_benchmarks') }} as bench
+        on runs.tool like 'mlperf%' and lower(runs.model_id) = bench.benchmark
     left join {{ ref('int_gpu_names_resolved') }} as names
         on names.provider = 'benchmark'
         and runs.gpu_name_raw = names.gpu_name_raw
@@ -114,6 +122,8 @@ select
     model_source,
     precision,
     precision_source,
+    mlperf_benchmark,
+    image_steps,
     serving_stack,
     serving_stack_version,
     gpu_name_raw,
@@ -160,6 +170,15 @@ select
     e2e_p99_ms,
     time_to_complete_s,
     percentile_source,
+    -- an MLPerf Server run against its benchmark's own p99 limits (mlperf_benchmarks)
+    case
+        when scenario <> 'Server' or benchmark_ttft_p99_limit_ms is null then null
+        when ttft_p99_ms > benchmark_ttft_p99_limit_ms or tpot_p99_ms > benchmark_tpot_p99_limit_ms
+            then 'broken'
+        when ttft_p99_ms is not null and tpot_p99_ms is not null then 'met'
+    end as benchmark_slo,
+    benchmark_ttft_p99_limit_ms,
+    benchmark_tpot_p99_limit_ms,
     case
         when output_tokens_per_s is null then null
         when measurement_rank = 1 then null

@@ -38,11 +38,11 @@ measured as (
         avg(runs.success_rate) filter (where not runs.breaks_slo) as mean_success_rate,
         count(runs.success_rate) filter (where not runs.breaks_slo) as n_runs_with_success,
         string_agg(
-            runs.run_key, ' '
+            runs.run_key, ' | '
             order by runs.run_key) filter (where not runs.breaks_slo)
             as runs_used,
         string_agg(
-            runs.run_key, ' '
+            runs.run_key, ' | '
             order by runs.run_key) filter (where runs.breaks_slo)
             as runs_breaking_slo,
         max(runs.ttft_p95_ms) filter (where not runs.breaks_slo) as worst_ttft_p95_ms,
