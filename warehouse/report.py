@@ -357,10 +357,11 @@ th {{ background: #f4f4f4; }} section {{ margin: 1.5em 0; }} .empty {{ color: #6
 {_table(data["alerts"], "No alerts yet.")}
 <h2>Source health</h2>
 {_table(data["health"], "No sources.")}
-<p class="meta">Evidence: measured = matching benchmark runs; estimated = roofline from GPU specs,
-calibrated by measured runs where any exist. Stale prices are carried forward at most
-max_staleness_days and flagged. Numbers and their provenance: the analytics views of the published
-warehouse.</p>
+<p class="meta">Evidence: measured = matching benchmark runs; calibrated = the performance model x
+the efficiency of the runs on that kind of GPU; estimated = the model x the efficiency of
+comparable GPUs (or the raw model where no run of the kind exists). Stale prices are carried
+forward at most max_staleness_days and flagged. Numbers and their provenance: the analytics views
+of the published warehouse.</p>
 <script>
 const specs = {_json_for_script(specs)};
 const drawn = Object.entries(specs).map(([id, spec]) =>

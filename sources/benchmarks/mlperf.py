@@ -12,7 +12,6 @@ from sources.benchmarks.common import (
     Context,
     base_run,
     num,
-    params_b,
     precision_of,
     split_stack,
     whole,
@@ -73,13 +72,13 @@ def mlperf_layout(path: str) -> dict[str, str] | None:
 
 
 def _model_of(sut_or_model: str | None, ctx: Context) -> tuple[str | None, str | None]:
-    """The benchmark model: the results tree's benchmark folder first (a SUT name such as
-    "PySUT" names the harness, not the model), else the file's own name for it when it names a
-    model size ("llama2-70b-Server-SUT"), else nothing here (the file-name rule follows)."""
+    """The benchmark model: the results tree's benchmark folder first, else the file's own name
+    for it ("llama2-70b" from "llama2-70b-Server-SUT", a detail log's test_model) unless that
+    names the harness ("PySUT"), else nothing here (the file-name rule follows)."""
     layout = mlperf_layout(ctx.path)
     if layout:
         return layout["benchmark"], "folder_layout"
-    if sut_or_model and params_b(sut_or_model) is not None:
+    if sut_or_model and "sut" not in sut_or_model.lower():
         return sut_or_model, "file"
     return None, None
 

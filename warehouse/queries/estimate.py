@@ -65,7 +65,7 @@ group by all
 def _resolve_model(con, name: str) -> dict[str, Any]:
     rows = con.execute(
         """select model_ref, params_b, active_params_b, is_moe, kv_layers, kv_values_per_layer,
-                  native_precision, run_model_pattern
+                  native_precision, run_model_pattern, flops_per_image_step_tflop
            from reference.model_reference
            where model_ref = lower(?) or regexp_matches(lower(?), run_model_pattern)
            order by model_ref = lower(?) desc, length(run_model_pattern) desc, model_ref
@@ -78,7 +78,8 @@ def _resolve_model(con, name: str) -> dict[str, Any]:
         ]
         raise NotFound(f"no model {name!r} in model_reference; known: {', '.join(sorted(known))}")
     keys = ["model_ref", "params_b", "active_params_b", "is_moe", "kv_layers",
-            "kv_values_per_layer", "native_precision", "run_model_pattern"]  # fmt: skip
+            "kv_values_per_layer", "native_precision", "run_model_pattern",
+            "flops_per_image_step_tflop"]  # fmt: skip
     return dict(zip(keys, rows[0], strict=True))
 
 
@@ -122,6 +123,11 @@ def estimate(
             g = _resolve_gpu(con, gpu)
         except duckdb.CatalogException as exc:
             raise WarehouseMissing(f"the warehouse has no performance model yet ({exc})") from exc
+        if m["flops_per_image_step_tflop"] is not None or not m["kv_layers"]:
+            raise ValueError(
+                f"{m['model_ref']} is not a text-generating model: `gpuledger estimate` predicts "
+                "LLM serving (image classes: `gpuledger rank --workload image-gen-sdxl`)"
+            )
         precision = (precision or m["native_precision"]).lower()
         if precision not in PRECISIONS:
             raise ValueError(f"precision {precision!r}: one of {', '.join(PRECISIONS)}")

@@ -301,14 +301,24 @@ def render_explain(x: dict[str, Any]) -> str:
                 f"{r['success_rate'] if r['success_rate'] is not None else 'not counted'}"
             )
     elif e["evidence"] in ("calibrated", "estimated"):
-        out.append(
-            f"2 throughput: {e['evidence']}. Model (prefill and decode add up; bound by "
-            f"{e['estimate_bound']}): bandwidth {e['memory_bandwidth_gb_s']} GB/s x "
-            f"{e['bandwidth_efficiency']}, dense TFLOPS {e['tflops']} x {e['compute_efficiency']}, "
-            f"{e['interconnect']} unit of {n} (tensor-parallel factor {e['tp_factor']:.2f}); "
-            f"decode alone {_num(e['decode_bound_per_s'])}/s, compute alone "
-            f"{_num(e['compute_bound_per_s'])}/s -> {_num(e['raw_estimate_outputs_per_s'])}/s"
-        )
+        if c["class_kind"] == "llm_serving":
+            out.append(
+                f"2 throughput: {e['evidence']}. Model (prefill and decode add up; bound by "
+                f"{e['estimate_bound']}): bandwidth {e['memory_bandwidth_gb_s']} GB/s x "
+                f"{e['bandwidth_efficiency']}, dense TFLOPS {e['tflops']} x "
+                f"{e['compute_efficiency']}, {e['interconnect']} unit of {n} (tensor-parallel "
+                f"factor {e['tp_factor']:.2f}); decode alone {_num(e['decode_bound_per_s'])}/s, "
+                f"compute alone {_num(e['compute_bound_per_s'])}/s -> "
+                f"{_num(e['raw_estimate_outputs_per_s'])}/s"
+            )
+        else:
+            per = (f"{c['flops_per_output_tflop']} TFLOP per image" if c["flops_per_output_tflop"]
+                   else f"4 x parameters x {c['tokens_per_output']} tokens per sample")  # fmt: skip
+            out.append(
+                f"2 throughput: {e['evidence']}. Model (compute-bound): {n} x dense TFLOPS "
+                f"{e['tflops']} x {e['compute_efficiency']} over {per} (tensor-parallel factor "
+                f"{e['tp_factor']:.2f}) -> {_num(e['raw_estimate_outputs_per_s'])}/s"
+            )
         far = (e["calibration_nearest_weight"] or 0) < 0.0183  # exp(-4): a distance over 2
         source = {
             "this_gpu_kind": f"{e['calibration_runs']} runs on this kind of GPU (p10-p90 "
@@ -329,11 +339,12 @@ def render_explain(x: dict[str, Any]) -> str:
             f"{_num(e['unit_outputs_per_s'])}/s"
         )
         for r in x["calibration_runs"]:
+            shape = (f"batch {r['batch']:.0f}, {r['input_len']:.0f}/{r['output_len']:.0f} tokens"
+                     if c["class_kind"] == "llm_serving" else "images")  # fmt: skip
             out.append(
                 f"   run {r['run_key'][:12]}.. {r['file_path']}: {r['model_id']} "
-                f"{r['precision']} on {r['gpu_count']} x {r['gpu_id']}, batch {r['batch']:.0f}, "
-                f"{r['input_len']:.0f}/{r['output_len']:.0f} tokens: measured "
-                f"{r['measured_tokens_per_s']:.1f}/s, model {r['predicted_tokens_per_s']:.1f}/s, "
+                f"{r['precision']} on {r['gpu_count']} x {r['gpu_id']}, {shape}: measured "
+                f"{r['measured_tokens_per_s']:.2f}/s, model {r['predicted_tokens_per_s']:.2f}/s, "
                 f"efficiency {r['efficiency']:.3f}"
             )
         if e["slo_status"] in ("estimated_met", "estimated_broken"):
@@ -415,7 +426,12 @@ def leaders(not_after: date | None = None) -> dict[str, Any]:
                           (select min(a.cost_per_accepted_output)
                            from marts.fct_gpu_rankings_daily as a
                            where a.workload_class = r.workload_class and a.day = r.day
-                             and a.option_kind = 'model_api') as best_api_cost
+                             and a.option_kind = 'model_api') as best_api_cost,
+                          (select e.calibration_source from marts.fct_throughput_evidence as e
+                           where e.workload_class = r.workload_class and e.gpu_id = r.gpu_id
+                             and e.evidence_from <= r.day
+                             and (e.evidence_until is null or r.day < e.evidence_until)
+                          ) as calibration_source
                    from marts.fct_gpu_rankings_daily as r
                    where r.gpu_rank = 1 and r.day = ?
                    order by r.workload_class""",
@@ -431,16 +447,24 @@ def leaders(not_after: date | None = None) -> dict[str, Any]:
 def render_leaders(result: dict[str, Any]) -> str:
     lines = [f"Cheapest GPU per accepted output on {result['day']}, per workload class (USD):"]
     lines.append(
-        f"{'class':22s} {'gpu_id':28s} {'n':>2} {'cost/output':>12} {'per':9s} "
-        f"{'provider':10s} {'evidence':9s} {'best API':>10}"
+        f"{'class':24s} {'gpu_id':28s} {'n':>2} {'cost/output':>12} {'per':9s} "
+        f"{'provider':10s} {'evidence':10s} {'best API':>10}"
     )
+    why = {  # an estimated leader says why it is not measured or calibrated
+        "architecture": "no run of its kind on this GPU",
+        "all_gpus": "no run of its kind on this GPU",
+        "uncalibrated": "no run of its kind at all: uncalibrated",
+    }
     for r in result["rows"]:
         api = f"{r['best_api_cost']:10.6f}" if r["best_api_cost"] is not None else f"{'-':>10}"
+        note = [why[r["calibration_source"]]] if r["evidence"] == "estimated" and r.get(
+            "calibration_source") in why else []  # fmt: skip
+        note += ["stale"] if r["is_stale"] else []
         lines.append(
-            f"{r['workload_class']:22s} {r['gpu_id']:28s} "
+            f"{r['workload_class']:24s} {r['gpu_id']:28s} "
             f"{r['gpus_needed']:>2} "
             f"{r['cost_per_accepted_output']:12.6f} {r['output_unit']:9s} {r['provider'][:10]:10s} "
-            f"{r['evidence']:9s} {api}" + ("  stale" if r["is_stale"] else "")
+            f"{r['evidence']:10s} {api}" + (f"  {', '.join(note)}" if note else "")
         )
     lines.append(
         "`gpuledger rank --workload W` ranks every GPU of a class; `gpuledger explain --workload W "
