@@ -13,9 +13,14 @@ reservationTerm ("1 Year", "3 Years"). Kept: Linux, consumption (on_demand, or s
 name says Spot) and reservations (reserved_1y / reserved_3y, whose retailPrice is the whole term's
 price and is turned into an hourly one). Low-priority, Dev/Test and Windows prices are left out.
 
-The VM size does not name its GPU count (and older sizes not even the GPU), so GPU model and count
-come from SIZES below, taken from Azure's VM size documentation; a GPU size not in it is rejected
-with its name so the table can be extended, never guessed.
+The VM size does not name its GPU count (and older sizes not even the GPU). Azure's documented
+size naming is [family][vCPUs][features](_[extra])_[accelerator]_[version], e.g.
+ND128isr_NDR_GB200_v6 or NC80adis_H100_v5, and within one series (family, accelerator, version)
+every size has the same vCPUs per GPU. So a size of a known series is read from its name with
+SERIES below (the series' GPU and vCPUs per GPU, from each series' documentation page): a new size
+of a known series is priced the day it appears. SIZES is the override for sizes the rule does not
+cover (older names without an accelerator, the T4 sizes whose vCPUs do not scale with GPUs). A GPU
+size of an unknown series is rejected with its name so the table can be extended, never guessed.
 
 Verified against the API's documented schema (learn.microsoft.com, "Azure Retail Prices REST
 API"); no live capture of the endpoint exists in this project.
@@ -24,6 +29,7 @@ API"); no live capture of the endpoint exists in this project.
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from urllib.parse import quote
 
@@ -62,6 +68,48 @@ SIZES: dict[str, tuple[str, int]] = {
     "nd40rs_v2": ("V100 SXM 32GB", 8),
 }
 GPU_SERIES = ("NC", "ND", "NV")
+
+# (family, accelerator, version) -> (GPU as Azure documents it, vCPUs per GPU), from the series
+# pages of Azure's VM size documentation (learn.microsoft.com/azure/virtual-machines/sizes/gpu-
+# accelerated/...): ND H100 v5 / ND H200 v5 / ND MI300X v5: 96 vCPUs, 8 GPUs; ND GB200 v6: 128
+# vCPUs, 4 GPUs; NCads H100 v5: 40 vCPUs per H100 NVL; NC A100 v4: 24 vCPUs per A100 PCIe;
+# ND A100 v4 (80 GB, "m"): 96 vCPUs, 8 GPUs.
+SERIES: dict[tuple[str, str, str], tuple[str, int]] = {
+    ("nd", "h100", "v5"): ("H100 SXM 80GB", 12),
+    ("nd", "h200", "v5"): ("H200 SXM 141GB", 12),
+    ("nd", "mi300x", "v5"): ("AMD MI300X 192GB", 12),
+    ("nd", "gb200", "v6"): ("NVIDIA GB200 NVL72", 32),
+    ("nc", "h100", "v5"): ("H100 NVL 94GB", 40),
+    ("nc", "a100", "v4"): ("A100 PCIe 80GB", 24),
+    ("nd", "a100", "v4"): ("A100 SXM 80GB", 12),
+}
+_SIZE_NAME = re.compile(r"^(n[cdv])(\d+)([a-z]*)((?:_[a-z0-9]+)*)_(v\d+)$")
+
+
+def gpu_of_size(size: str, name: str | None = None) -> tuple[str, int] | None:
+    """(GPU, count) of a VM size (lower case, without "standard_"): the override table first,
+    then the size's name read by its series' documented vCPUs per GPU. None: not a GPU size.
+    Raises ValueError for a GPU size neither covers, naming it."""
+    if size in SIZES:
+        return SIZES[size]
+    m = _SIZE_NAME.match(size)
+    if m:
+        family, vcpus, _features, middle, version = m.groups()
+        accelerator = middle.rsplit("_", 1)[-1] if middle else ""
+        series = SERIES.get((family, accelerator, version))
+        if series:
+            gpu, per_gpu = series
+            if int(vcpus) % per_gpu or int(vcpus) < per_gpu:
+                raise ValueError(
+                    f"GPU VM size {name or size!r}: {vcpus} vCPUs is not a whole number of GPUs "
+                    f"of its series ({per_gpu} vCPUs per GPU)"
+                )
+            return gpu, int(vcpus) // per_gpu
+    if size[:2].upper() in GPU_SERIES:
+        raise ValueError(
+            f"GPU VM size {name or size!r} not in the size table and of no known series"
+        )
+    return None
 
 
 def urls(as_of=None) -> tuple[str, ...]:
@@ -118,11 +166,10 @@ def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
                 continue
             field = "armSkuName"
             try:
-                if size not in SIZES:
-                    if size[:2].upper() in GPU_SERIES:
-                        raise ValueError(f"GPU VM size {sku!r} not in the size table")
+                found = gpu_of_size(size, sku)
+                if found is None:
                     continue  # not a GPU size
-                gpu, count = SIZES[size]
+                gpu, count = found
                 field = "unitOfMeasure"
                 if kind == "Consumption" and item.get("unitOfMeasure") != "1 Hour":
                     raise ValueError(f"unit {item.get('unitOfMeasure')!r}, expected '1 Hour'")
