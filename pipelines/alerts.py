@@ -39,6 +39,8 @@ from typing import Any
 import duckdb
 import requests
 
+from warehouse.units import cost_scale, money
+
 OPS_DDL = """
 create schema if not exists ops;
 create table if not exists ops.alerts (
@@ -66,6 +68,10 @@ def ensure_ops_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(OPS_DDL)
 
 
+def _times(value: float | None, factor: int) -> float | None:
+    return None if value is None else value * factor
+
+
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 100:+.1f} %"
 
@@ -74,11 +80,15 @@ def message_of(a: dict[str, Any]) -> str:
     """The alert as one line a person can act on."""
     unit = a.get("output_unit") or "output"
     if a["alert_kind"] == "rank_change":
+        factor, label = cost_scale(
+            [a["new_cost_per_accepted_output"], a["old_cost_per_accepted_output"]], unit
+        )
         text = (
             f"[{a['workload_class']}] {a['day']}: cheapest GPU is now {a['new_gpu_id']} "
-            f"({a['new_provider']} {a['new_offer_id']}, {a['new_cost_per_accepted_output']:.6f} "
-            f"USD per accepted {unit}, {a['new_evidence']}), was {a['old_gpu_id']} "
-            f"({a['old_provider']} {a['old_offer_id']}, {a['old_cost_per_accepted_output']:.6f} "
+            f"({a['new_provider']} {a['new_offer_id']}, "
+            f"{money(a['new_cost_per_accepted_output'] * factor)} {label}, "
+            f"{a['new_evidence']}), was {a['old_gpu_id']} ({a['old_provider']} "
+            f"{a['old_offer_id']}, {money(_times(a['old_cost_per_accepted_output'], factor))} "
             f"on {a['prev_day']}); change {_pct(a['change_pct'])}; cause {a['cause']}"
         )
         if a.get("is_low_coverage"):  # few providers priced that day: the change may not hold

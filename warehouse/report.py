@@ -22,6 +22,7 @@ import pandas as pd
 from warehouse import publish
 from warehouse.paths import Paths
 from warehouse.queries import coverage
+from warehouse.units import cost_scale, money
 
 HISTORY_DAYS = 365
 TOP_GPUS = 8
@@ -299,6 +300,30 @@ def _table(df: pd.DataFrame, empty: str, css_class: str = "") -> str:
     return f"<table class='{css_class}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _readable_leaders(df: pd.DataFrame) -> pd.DataFrame:
+    """The day's leaders with column names in words and each cost in a unit that fits its size
+    (0.000994 USD per request -> 0.994 USD per 1,000 requests)."""
+    if df.empty:
+        return df
+    rows = []
+    for r in df.to_dict("records"):
+        factor, label = cost_scale([r["cost_per_accepted_output"]], r["output_unit"])
+        api = r["best_api_cost_per_accepted_output"]
+        lead = r["lead_pct"]
+        rows.append({
+            "class": r["workload_class"], "GPU": r["gpu_name"], "provider": r["provider"],
+            "offer": r["offer_id"], "pricing": r["pricing_model"], "GPUs": r["gpus_needed"],
+            "cost": money(r["cost_per_accepted_output"] * factor),
+            "cheapest model API": money(api * factor if pd.notna(api) else None).strip("- ")
+            or "-",
+            "unit": label,
+            "evidence": r["evidence"], "SLO": r["slo_status"],
+            "lead over the next GPU": "" if pd.isna(lead) else f"{lead:.1f} %",
+            "model API": r["best_api"] or "", "stale price": "yes" if r["is_stale"] else "",
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def _cell(value) -> str:
     if value is None or value is pd.NaT or (isinstance(value, float) and pd.isna(value)):
         return ""
@@ -349,7 +374,7 @@ th {{ background: #f4f4f4; }} section {{ margin: 1.5em 0; }} .empty {{ color: #6
 {html.escape(str(pub.get("published_at", "?")))} (run {html.escape(str(pub.get("run_id", "?")))})
 &middot; sources stale: {stale}, down: {down}</p>
 <h2>Leaders today</h2>
-{_table(data["today"], "No class is ranked yet.")}
+{_table(_readable_leaders(data["today"]), "No class is ranked yet.")}
 <h2>Alerts on {html.escape(str(day))}</h2>
 {_table(today_alerts, f"No alerts on {day}.")}
 {blocks}

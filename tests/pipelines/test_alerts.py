@@ -77,7 +77,12 @@ def test_alerts_are_recorded_once_with_their_message_and_window(con):
         "chat-8b|2026-03-13|dq|skypilot",
     }
     change = rows["chat-70b|2026-03-13|nvidia-h100-sxm-80gb"]
-    assert "cheapest GPU is now nvidia-h100-sxm-80gb (lambda gpu_1x_h100_sxm5, 0.000380" in change
+    # 0.000380 USD per request, said in a unit that fits its size
+    assert (
+        "cheapest GPU is now nvidia-h100-sxm-80gb (lambda gpu_1x_h100_sxm5, 0.38 USD per 1,000 "
+        "requests" in change
+    )
+    assert "(nebius b200x8, 0.4 on 2026-03-10)" in change
     assert "was nvidia-b200-sxm-180gb" in change and "change -5.0 %" in change
     assert "cause price_change" in change and "measured" in change
     dq = rows["chat-8b|2026-03-13|dq|skypilot"]

@@ -15,6 +15,7 @@ import duckdb
 
 from warehouse.queries import NotFound, WarehouseMissing, connect_published
 from warehouse.queries.coverage import shown_day
+from warehouse.units import cost_scale, money, scaled
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
@@ -131,9 +132,15 @@ def render_workload_ranking(
             writer.writerows(rows)
         return out.getvalue()
     unit = rows[0]["output_unit"] if rows else ""
+    apis = result["model_apis"][:1]
+    factor, label = cost_scale(
+        [r["cost_per_accepted_output"] for r in rows]
+        + [a["cost_per_accepted_output"] for a in apis],
+        unit,
+    )
     lines = [
-        f"{result['workload']} on {result['day']}: GPUs by cost per accepted {unit} (USD)",
-        f"{'rank':>4}  {'gpu_id':32s} {'cost/output':>12} {'$/1M tok':>9} {'tok/$':>9} "
+        f"{result['workload']} on {result['day']}: GPUs by cost per accepted output, in {label}",
+        f"{'rank':>4}  {'gpu_id':32s} {'cost':>12} {'$/1M tok':>9} {'tok/$':>9} "
         f"{'n':>2} {'$/GPU-h':>8}  {'provider':11s} {'offer':34s} evidence   note",
     ]
     for r in rows:
@@ -148,7 +155,8 @@ def render_workload_ranking(
         elif r["slo_status"] == "met":
             note.append("SLO met")
         lines.append(
-            f"{r['gpu_rank']:>4}  {r['gpu_id']:32s} {r['cost_per_accepted_output']:12.6f} "
+            f"{r['gpu_rank']:>4}  {r['gpu_id']:32s} "
+            f"{money(r['cost_per_accepted_output'] * factor, 12)} "
             f"{_fmt(r['cost_per_1m_accepted_tokens'], 9, 3)} {_fmt(r['tokens_per_dollar'], 9, 0)} "
             f"{r['gpus_needed']:>2} {r['price_usd_per_gpu_hour']:8.3f}  {r['provider'][:11]:11s} "
             f"{str(r['offer_id'])[:34]:34s} {r['evidence']:10s} {', '.join(note)}"
@@ -164,7 +172,7 @@ def render_workload_ranking(
         best = result["model_apis"][0]
         lines.append(
             f"cheapest model API: {best['provider']}/{best['model_id']} at "
-            f"{best['cost_per_accepted_output']:.6f} per accepted {unit} "
+            f"{money(best['cost_per_accepted_output'] * factor)} {label} "
             f"(overall rank {best['option_rank']})"
         )
     if result["gpus_not_eligible"]:
@@ -398,7 +406,8 @@ def render_explain(x: dict[str, Any]) -> str:
     tail = (
         f"7 result: {_num(o['tokens_per_dollar'])} tokens per USD, "
         f"{_num(o['cost_per_1m_accepted_tokens'], 4)} USD per 1M accepted tokens, "
-        f"{o['cost_per_accepted_output']:.6f} USD per accepted {o['output_unit']}"
+        f"{o['cost_per_accepted_output']:.6f} USD per accepted {o['output_unit']} "
+        f"(= {scaled(o['cost_per_accepted_output'], o['output_unit'])})"
     )
     if x["gpu_rank"]:
         tail += f"; GPU rank {x['gpu_rank']} (option rank {x['option_rank']})"
@@ -447,8 +456,8 @@ def leaders(not_after: date | None = None) -> dict[str, Any]:
 def render_leaders(result: dict[str, Any]) -> str:
     lines = [f"Cheapest GPU per accepted output on {result['day']}, per workload class (USD):"]
     lines.append(
-        f"{'class':24s} {'gpu_id':28s} {'n':>2} {'cost/output':>12} {'per':9s} "
-        f"{'provider':10s} {'evidence':10s} {'best API':>10}"
+        f"{'class':24s} {'gpu_id':28s} {'n':>2} {'cost':>8} {'best API':>8} "
+        f"{'USD per':22s} {'provider':10s} evidence"
     )
     why = {  # an estimated leader says why it is not measured or calibrated
         "architecture": "no run of its kind on this GPU",
@@ -456,16 +465,19 @@ def render_leaders(result: dict[str, Any]) -> str:
         "uncalibrated": "no run of its kind at all: uncalibrated",
     }
     for r in result["rows"]:
-        api = f"{r['best_api_cost']:10.6f}" if r["best_api_cost"] is not None else f"{'-':>10}"
+        factor, label = cost_scale([r["cost_per_accepted_output"]], r["output_unit"])
+        api = money(r["best_api_cost"] * factor if r["best_api_cost"] is not None else None, 8)
         note = [why[r["calibration_source"]]] if r["evidence"] == "estimated" and r.get(
             "calibration_source") in why else []  # fmt: skip
         note += ["stale"] if r["is_stale"] else []
-        lines.append(
+        line = (
             f"{r['workload_class']:24s} {r['gpu_id']:28s} "
             f"{r['gpus_needed']:>2} "
-            f"{r['cost_per_accepted_output']:12.6f} {r['output_unit']:9s} {r['provider'][:10]:10s} "
-            f"{r['evidence']:10s} {api}" + (f"  {', '.join(note)}" if note else "")
+            f"{money(r['cost_per_accepted_output'] * factor, 8)} {api} "
+            f"{label.removeprefix('USD per '):22s} {r['provider'][:10]:10s} "
+            f"{r['evidence']:10s}" + (f" {', '.join(note)}" if note else "")
         )
+        lines.append(line.rstrip())
     lines.append(
         "`gpuledger rank --workload W` ranks every GPU of a class; `gpuledger explain --workload W "
         "--gpu G` shows how a number was reached."
