@@ -300,6 +300,21 @@ def _table(df: pd.DataFrame, empty: str, css_class: str = "") -> str:
     return f"<table class='{css_class}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+# column names as a reader says them (the tables' data stay as the views name them)
+_WORDS = {
+    "workload_class": "class", "alert_kind": "kind", "old_gpu_id": "previous GPU",
+    "old_provider": "previous provider", "new_gpu_id": "new GPU", "new_provider": "new provider",
+    "change_pct": "change (%)", "failed_source": "failed source",
+    "newest_accepted_at": "newest accepted capture", "days_since_newest": "days since",
+    "is_stale": "stale", "is_down": "down", "n_fetch_failures": "failed fetches",
+    "last_failure_reason": "last failure",
+}  # fmt: skip
+
+
+def _words(df: pd.DataFrame) -> pd.DataFrame:
+    return df.rename(columns=_WORDS)
+
+
 def _readable_leaders(df: pd.DataFrame) -> pd.DataFrame:
     """The day's leaders with column names in words and each cost in a unit that fits its size
     (0.000994 USD per request -> 0.994 USD per 1,000 requests)."""
@@ -376,12 +391,12 @@ th {{ background: #f4f4f4; }} section {{ margin: 1.5em 0; }} .empty {{ color: #6
 <h2>Leaders today</h2>
 {_table(_readable_leaders(data["today"]), "No class is ranked yet.")}
 <h2>Alerts on {html.escape(str(day))}</h2>
-{_table(today_alerts, f"No alerts on {day}.")}
+{_table(_words(today_alerts), f"No alerts on {day}.")}
 {blocks}
 <h2>Recent alerts</h2>
-{_table(data["alerts"], "No alerts yet.")}
+{_table(_words(data["alerts"]), "No alerts yet.")}
 <h2>Source health</h2>
-{_table(data["health"], "No sources.")}
+{_table(_words(data["health"]), "No sources.")}
 <p class="meta">Evidence: measured = matching benchmark runs; calibrated = the performance model x
 the efficiency of the runs on that kind of GPU; estimated = the model x the efficiency of
 comparable GPUs (or the raw model where no run of the kind exists). Stale prices are carried
