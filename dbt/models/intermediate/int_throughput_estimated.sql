@@ -33,10 +33,7 @@ inputs as (
         f.weights_gb,
         s.memory_bandwidth_gb_s,
         s.memory_bandwidth_gb_s_source,
-        case
-            when lower(c.precision) in ('fp8', 'int8', 'fp4') then coalesce(s.fp8_tflops, s.fp16_tflops)
-            else s.fp16_tflops
-        end as tflops,
+        {{ tflops_for('c.precision', 's') }} as tflops,
         case
             when lower(c.precision) in ('fp8', 'int8', 'fp4') and s.fp8_tflops is not null
                 then s.fp8_tflops_source

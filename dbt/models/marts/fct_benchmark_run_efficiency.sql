@@ -37,10 +37,7 @@ conditions as (
         g.architecture,
         g.interconnect,
         s.memory_bandwidth_gb_s,
-        case
-            when r.precision in ('fp8', 'int8', 'fp4') then coalesce(s.fp8_tflops, s.fp16_tflops)
-            else s.fp16_tflops
-        end as tflops,
+        {{ tflops_for('r.precision', 's') }} as tflops,
         m.kv_layers * m.kv_values_per_layer * 2.0 as kv_bytes_per_token,
         case
             when r.concurrency > 0 then r.concurrency
@@ -160,10 +157,7 @@ image_runs as (
         g.architecture,
         g.interconnect,
         m.flops_per_image_step_tflop * r.image_steps as tflop_per_image,
-        case
-            when r.precision in ('fp8', 'int8', 'fp4') then coalesce(s.fp8_tflops, s.fp16_tflops)
-            else s.fp16_tflops
-        end as tflops
+        {{ tflops_for('r.precision', 's') }} as tflops
     from {{ ref('fct_benchmark_runs') }} as r
     inner join {{ ref('dim_gpu') }} as g
         on r.gpu_id = g.gpu_id
