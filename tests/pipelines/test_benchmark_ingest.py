@@ -82,7 +82,9 @@ def _ingest_copy(args):
 
 
 def test_the_same_file_ingested_twice_at_once_is_archived_once(tmp_path):
-    ctx = multiprocessing.get_context("fork")
+    # spawn, not fork: a forked child of a test worker (threads of its own) can inherit a lock
+    # held at fork time and wait forever; this test hung once that way under xdist
+    ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(4) as pool:
         statuses = pool.map(_ingest_copy, [(str(tmp_path / "archive"), str(SGLANG))] * 8)
     flat = [s for group in statuses for s in group]
