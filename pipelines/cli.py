@@ -26,10 +26,28 @@ def _source_module(name: str):
     return sources.REGISTRY[name]
 
 
+def _page_source(provider: str | None):
+    """`--source price_page --provider NAME`: the provider's configured entry, or the automatic
+    reading alone for a provider not configured yet."""
+    from sources import price_page
+
+    if not provider:
+        raise SystemExit("gpuledger: --source price_page needs --provider NAME")
+    entries, _ = price_page.load()
+    try:
+        entry = entries.get(provider) or price_page.automatic(provider)
+    except price_page.ConfigError as exc:
+        raise SystemExit(f"gpuledger: {exc}") from exc
+    return price_page.PricePageSource(entry)
+
+
 def cmd_parse(args: argparse.Namespace) -> int:
     from sources._internal.records import ParseError
 
-    module = _source_module(args.source)
+    if args.source == "price_page":
+        module = _page_source(args.provider)
+    else:
+        module = _source_module(args.source)
     path = Path(args.file)
     try:
         content = path.read_bytes()
@@ -61,6 +79,61 @@ def cmd_parse(args: argparse.Namespace) -> int:
             "(row rejected)",
             file=sys.stderr,
         )
+    return 0
+
+
+def cmd_providers(args: argparse.Namespace) -> int:
+    from sources import price_page
+    from sources._internal.records import ParseError
+
+    path = price_page.config_path()
+    if args.action != "add":
+        entries, errors = price_page.load(path)
+        print(f"{path}: {len(entries)} providers")
+        for entry in entries.values():
+            variable = f"GPULEDGER_{entry.name.upper()}_URLS"
+            urls = ", ".join(entry.urls) or f"(no URL: {variable} or imported captures)"
+            print(f"  {entry.name}: {entry.description}; {urls}")
+        for error in errors:
+            print(f"  LEFT OUT {error}")
+        return 1 if errors else 0
+    body: dict = {"description": args.description or f"{args.name}'s GPU price page"}
+    body["urls"] = list(args.url)
+    for key in ("pricing_model", "price_basis", "currency"):
+        if getattr(args, key):
+            body[key] = getattr(args, key)
+    content = None
+    if args.from_capture:
+        try:
+            content = Path(args.from_capture).read_bytes()
+        except OSError as exc:
+            print(f"gpuledger providers add: {args.from_capture}: cannot read: {exc.strerror}",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+    try:
+        entry = price_page.check_entry(args.name, body, str(path))
+        result = None
+        if content is not None:  # read before writing: a page nothing can be read from is no entry
+            result = price_page.parse_with(entry, content, args.url[0], datetime.now(UTC))
+        price_page.add(args.name, body, path)
+    except price_page.ConfigError as exc:
+        print(f"gpuledger providers add: {exc}", file=sys.stderr)
+        return 2
+    except ParseError as exc:
+        print(f"gpuledger providers add: {args.from_capture}: {exc}; nothing written",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    print(f"added {args.name} to {path}")
+    if result is not None:
+        print(f"{args.from_capture}: {len(result.records)} prices, {len(result.row_errors)} rows "
+              "rejected")  # fmt: skip
+        for r in result.records:
+            mark = " (from)" if r.price_qualifier else ""
+            print(f"  {r.offer_id}: {r.gpu_count} x {r.gpu_name_raw}, {r.pricing_model}, "
+                  f"{r.price_per_hour:g} {r.currency}/h{mark}")  # fmt: skip
+        for e in result.row_errors:
+            print(f"  rejected {e.row_ref}: field {e.field!r}: {e.reason}")
+    print("restart the Dagster code location (or the next refresh) to fetch it daily")
     return 0
 
 
@@ -444,11 +517,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="parse one captured file and print its records as JSON lines (prices; spec, rate "
         "and API-price rows carry a 'record' field)",
     )
-    p.add_argument("--source", required=True)
+    p.add_argument("--source", required=True, help="a source, or price_page with --provider")
+    p.add_argument(
+        "--provider",
+        help="with --source price_page: the provider's entry in sources/price_pages.yaml, or the "
+        "automatic reading alone for a provider not configured yet",
+    )
     p.add_argument("--url", required=True, help="the URL the file was captured from")
     p.add_argument("--fetched-at", help="capture time (ISO 8601; default now)")
     p.add_argument("file")
     p.set_defaults(func=cmd_parse)
+
+    p = sub.add_parser(
+        "providers",
+        help="the provider price pages read by configuration (sources/price_pages.yaml)",
+    )
+    p.set_defaults(func=cmd_providers, action="list")
+    psub = p.add_subparsers(dest="action")
+    a = psub.add_parser("list", help="every configured provider and any entry left out")
+    a.set_defaults(func=cmd_providers)
+    a = psub.add_parser(
+        "add", help="write a provider's entry and show what its page reads (with --from-capture)"
+    )
+    a.add_argument("name", help="the provider's name (lower case, digits, _)")
+    a.add_argument("--url", action="append", required=True, help="a price page (repeatable)")
+    a.add_argument("--from-capture", help="a saved copy of the page, read with the new entry")
+    a.add_argument("--pricing-model", help="model of prices the page names none for")
+    a.add_argument("--price-basis", choices=["per_gpu", "per_instance"])
+    a.add_argument("--currency", help="currency of prices printed without a sign (default USD)")
+    a.add_argument("--description")
+    a.set_defaults(func=cmd_providers)
 
     p = sub.add_parser("import-snapshot", help="put a captured page into the archive")
     p.add_argument("--source", required=True)

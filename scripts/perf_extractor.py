@@ -16,7 +16,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sources import coreweave_docs, everxcloud  # noqa: E402
+from sources import REGISTRY, coreweave_docs  # noqa: E402
+
+everxcloud = REGISTRY["everxcloud"]  # a price_page configuration entry
 
 FIXTURES = REPO / "tests" / "fixtures"
 

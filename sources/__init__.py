@@ -7,7 +7,8 @@ Adding a source is one module here plus its fixture and test: REGISTRY discovers
 defines NAME and parse, and the pipeline builds an ingest asset and its validation check for it.
 What the adapters stand on lives apart from them: `_internal/` (records, HTTP client, archive,
 number and table parsing) and `benchmarks/` (one reader per benchmark tool's result format).
-Packages are not adapters, so discovery reads plain modules only.
+Packages are not adapters, so discovery reads plain modules only. A provider whose only source is
+its pricing page needs no module: an entry in `price_pages.yaml` (see `price_page.py`) is a source.
 """
 
 from __future__ import annotations
@@ -25,6 +26,13 @@ def _discover() -> dict[str, ModuleType]:
         module = importlib.import_module(f"{__name__}.{info.name}")
         if hasattr(module, "NAME") and hasattr(module, "parse"):
             found[module.NAME] = module
+    # Provider price pages configured in price_pages.yaml: one source per provider, no module.
+    from sources import price_page
+
+    for name, source in price_page.configured_sources().items():
+        if name in found:
+            raise ValueError(f"{price_page.config_path()}: provider {name!r} is also a module")
+        found[name] = source
     return dict(sorted(found.items()))
 
 

@@ -97,6 +97,7 @@ ROW_TABLE_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("ram_gb", "double"),
         ("gpu_memory_gb", "double"),
         ("valid_until", "timestamptz"),
+        ("price_qualifier", "varchar"),
     ],
     "gpu_specs": [
         ("gpu_name_raw", "varchar not null"),

@@ -38,8 +38,10 @@ _MODEL_WORDS: list[tuple[str, re.Pattern]] = [
 _PER_GPU = re.compile(r"per gpu|/ ?gpu\b|pro gpu|je gpu|gpu[- ]?(hour|hr|stunde|std)")
 _PER_INSTANCE = re.compile(r"instance|instanz|\bnode\b|server|system|\bvm\b|per machine")
 _COUNT_PREFIX = re.compile(r"^\s*(\d{1,2})\s*[x×]\s*", re.IGNORECASE)
-_NOT_A_PRICE = re.compile(
-    r"contact|kontakt|sales|vertrieb|coming soon|demnächst|sold out|ausverkauft|n/?a|^[-–—]$|"
+# A price given as a lower bound: "from $0.90", "starting at $1.49", "ab 0,44 $".
+FROM_WORDS = re.compile(r"^\W*(?:from|starting (?:at|from)|starts at|as low as|ab)\b", re.I)
+NOT_A_PRICE = re.compile(
+    r"contact|kontakt|sales|vertrieb|coming soon|demnächst|sold out|ausverkauft|\bn/?a\b|^[-–—]$|"
     r"request|anfrage|waitlist|reserve now",
     re.IGNORECASE,
 )
@@ -101,7 +103,11 @@ def parse_price_tables(
     default_model: str = "on_demand",
     price_basis: str = "per_gpu",
     default_currency: str | None = "USD",
+    clean_name=None,
+    is_gpu=None,
 ) -> ParseResult:
+    """The price rows of a page's price tables. `clean_name` tidies a GPU name; with `is_gpu`, a
+    row whose name is no GPU (a CPU or storage row of the same table) is passed over."""
     tables = extract_tables(content, url)
     for table in tables:  # "On-Demand" / "Spot" headers over price cells are price columns
         for i, header in enumerate(table.headers):
@@ -125,15 +131,19 @@ def parse_price_tables(
             where = f"table {table.index} row {r_idx}"
             raw = " | ".join(row)
             name = _COUNT_PREFIX.sub("", cell(gpu_i)).strip()
+            name = clean_name(name) if clean_name and name else name
+            if is_gpu is not None and not is_gpu(name):
+                continue
             offer = cell(offer_i).strip()
             if not name:
                 errors.append(RowError(url, where, table.headers[gpu_i], "no GPU name", raw))
                 continue
             try:
                 count = _count(cell(count_i), cell(gpu_i), offer, table.locale)
+                memory_text = cell(memory_i).strip()
                 memory = (
-                    parse_locale_number(cell(memory_i), table.locale)
-                    if cell(memory_i).strip()
+                    parse_locale_number(memory_text, table.locale)
+                    if memory_text and not NOT_A_PRICE.fullmatch(memory_text)
                     else None
                 )
             except ValueError as exc:
@@ -155,7 +165,7 @@ def parse_price_tables(
             for col, named_model, basis in prices:
                 text = cell(col).strip()
                 header = table.headers[col]
-                if not text or _NOT_A_PRICE.search(text):
+                if not text or NOT_A_PRICE.search(text):
                     errors.append(
                         RowError(url, where, header, f"no price for {name}: {text!r}", raw)
                     )
@@ -168,6 +178,7 @@ def parse_price_tables(
                     errors.append(RowError(url, where, header, str(exc), raw))
                     continue
                 per_gpu = (basis or price_basis) == "per_gpu"
+                qualifier = "from" if FROM_WORDS.search(text) else None
                 records.append(
                     PriceObservation(
                         provider=provider,
@@ -180,6 +191,7 @@ def parse_price_tables(
                         currency=currency,
                         observed_at=fetched_at,
                         gpu_memory_gb=memory,
+                        price_qualifier=qualifier,
                     )
                 )
     return ParseResult(records, errors)

@@ -72,8 +72,12 @@ class PriceObservation:
     zone: str | None = None
     # Last moment the price holds (a quote or contract); until then it is never stale.
     valid_until: datetime | None = None
+    # "from": the page gives a lower bound ("from $0.90", "ab 0,44 $"), not a fixed price.
+    price_qualifier: str | None = None
 
     def __post_init__(self) -> None:
+        if self.price_qualifier not in (None, "from"):
+            raise ValueError(f"unknown price_qualifier {self.price_qualifier!r}")
         if self.pricing_model not in PRICING_MODELS:
             raise ValueError(f"unknown pricing_model {self.pricing_model!r}")
         if self.observed_at.tzinfo is None:

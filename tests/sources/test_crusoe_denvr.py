@@ -1,4 +1,5 @@
-"""Crusoe and Denvr pricing pages: their documented layouts, and the generic-table fallback.
+"""Crusoe and Denvr pricing pages, read by configuration (sources/price_pages.yaml) with no
+provider code: price cards, a Wix data island, and a plain price table.
 
 The fixtures are rebuilt (see tests/fixtures/README.md): layout from the selectors another
 project's scraper used on the live pages, values from that scraper's real 2026-02-11 export.
@@ -11,7 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sources import crusoe, denvr
+from sources import REGISTRY, price_page
 from sources._internal.records import ParseError
 from tests.conftest import FIXTURES
 
@@ -19,6 +20,13 @@ T = datetime(2026, 2, 11, 7, 11, tzinfo=UTC)
 CRUSOE = (FIXTURES / "crusoe" / "pricing.rebuilt.html").read_bytes()
 DENVR = (FIXTURES / "denvr" / "pricing.rebuilt.html").read_bytes()
 EXPORT = FIXTURES / "becloudready"
+crusoe, denvr = REGISTRY["crusoe"], REGISTRY["denvr"]
+
+
+def test_both_are_configuration_entries_not_modules():
+    assert isinstance(crusoe, price_page.PricePageSource)
+    assert isinstance(denvr, price_page.PricePageSource)
+    assert (crusoe.KIND, crusoe.EXPECTED_ROWS) == ("price", (3, 500))
 
 
 def test_crusoe_cards_give_per_gpu_on_demand_prices_matching_the_export():
@@ -42,7 +50,7 @@ def test_crusoe_cards_give_per_gpu_on_demand_prices_matching_the_export():
 def test_crusoe_card_without_a_price_is_a_row_error_not_a_zero():
     result = crusoe.parse(CRUSOE, "https://www.crusoe.ai/cloud/pricing", T)
     reasons = {e.reason for e in result.row_errors}
-    assert "no dollar price for NVIDIA GB200: On-demand / Contact sales" in reasons
+    assert "no price for NVIDIA GB200: 'Contact sales'" in reasons
     assert len(result.row_errors) == 3  # GB200, B200, MI355X
     assert all(r.price_per_hour > 0 for r in result.records)
 
@@ -52,7 +60,7 @@ def test_crusoe_page_with_neither_cards_nor_table_names_the_page():
     with pytest.raises(ParseError) as err:
         crusoe.parse(page, "https://www.crusoe.ai/cloud/pricing", T)
     assert "https://www.crusoe.ai/cloud/pricing" in str(err.value)
-    assert "no GPU price cards" in str(err.value)
+    assert "no GPU prices found" in str(err.value)
 
 
 def test_crusoe_falls_back_to_a_price_table():
@@ -68,26 +76,30 @@ def test_denvr_data_island_gives_instance_prices_from_per_gpu_prices():
     got = {r.offer_id: (r.gpu_count, r.price_per_hour, r.gpu_memory_gb, r.vcpus)
            for r in result.records}  # fmt: skip
     assert got["8x NVIDIA H100 SXM 80GB"] == (8, 16.8, 80.0, 208)  # $2.10 / GPU x 8
-    assert got["1x NVIDIA GH200 96GB"] == (1, 3.87, 96.0, 72)
+    assert got["NVIDIA GH200 96GB"] == (1, 3.87, 96.0, 72)
     assert got["4x NVIDIA A100 PCIe 40GB"] == (4, 4.6, 40.0, 64)
     assert got["8x NVIDIA A100 SXM 40GB"][1] == 9.2 and got["8x NVIDIA A100 SXM 80GB"][1] == 10.4
     assert len(result.records) == 7
     unpriced = sorted(e.reason for e in result.row_errors)
-    assert len(unpriced) == 5 and unpriced[0] == "no dollar price for AMD Mi300X: 'Contact us'"
+    assert len(unpriced) == 5 and unpriced[0] == "no price for AMD Mi300X: 'Contact us'"
 
 
-def test_denvr_data_island_that_moved_is_a_clear_error():
+def test_denvr_data_island_under_another_collection_name_is_still_read():
+    # the automatic reading follows what the data says, not one path through it
     page = DENVR.replace(b'"GPUInstances"', b'"Instances2027"')
+    result = denvr.parse(page, "https://www.denvr.com/pricing", T)
+    assert len(result.records) == 7 and "Instances2027" in result.row_errors[0].row_ref
+
+
+def test_denvr_page_whose_data_island_broke_is_a_clear_error():
+    # a capture cut inside the data island: the page fails, naming itself, what was sought and
+    # the data it could not read
+    page = DENVR[: DENVR.index(b"rec-03")] + b"</script></body></html>"
     with pytest.raises(ParseError) as err:
         denvr.parse(page, "https://www.denvr.com/pricing", T)
     assert "https://www.denvr.com/pricing" in str(err.value)
-    assert "GPUInstances" in str(err.value)
-
-
-def test_denvr_broken_data_island_is_a_clear_error():
-    page = DENVR.replace(b'"appsWarmupData"', b"appsWarmupData")
-    with pytest.raises(ParseError, match="wix-warmup-data.*not valid JSON"):
-        denvr.parse(page, "https://www.denvr.com/pricing", T)
+    assert "no GPU prices found" in str(err.value)
+    assert "#wix-warmup-data (application/json): not valid JSON" in str(err.value)
 
 
 def test_urls_come_from_the_environment_and_can_be_switched_off(monkeypatch):

@@ -1,4 +1,4 @@
-"""EverXCloud's German spot-exchange page through the generic extractor."""
+"""EverXCloud's German spot-exchange page, read by configuration (sources/price_pages.yaml)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sources import everxcloud
+from sources import REGISTRY
+from sources._internal.page_reader import without_suffixes
 from sources._internal.records import ParseError
 from tests.conftest import FIXTURES
 
 PAGE = FIXTURES / "everxcloud" / "gpus-fuer-llm-inferenz.md"
 T = datetime(2026, 8, 21, 9, tzinfo=UTC)
+everxcloud = REGISTRY["everxcloud"]
 RESULT = everxcloud.parse(PAGE.read_bytes(), "https://everx.test/de/llm", T)
 
 
@@ -21,6 +23,8 @@ def test_prices_in_german_format_per_gpu():
         for r in RESULT.records
     }
     assert got["L4"] == (0.44, "USD", 1, "marketplace")
+    # "ab 0,44 $": the exchange's best live offer, a lower bound
+    assert {r.price_qualifier for r in RESULT.records} == {"from"}
     assert got["H100 SXM"] == (2.88, "USD", 1, "marketplace")
     assert got["MI300X"] == (4.16, "USD", 1, "marketplace")
     assert got["RTX PRO 6000 Blackwell"][0] == 1.69
@@ -50,7 +54,7 @@ def test_specs_with_german_thousands_and_unpublished_values():
     ],
 )
 def test_architecture_glued_to_the_name_is_split_off(raw, name):
-    assert everxcloud.split_architecture(raw) == name
+    assert without_suffixes(raw, everxcloud.entry.settings) == name
 
 
 def test_page_without_the_price_column_is_a_clear_error():

@@ -26,6 +26,7 @@ offers as (
         obs.price_per_hour,
         obs.currency,
         obs.price_per_hour / obs.gpu_count * fx.usd_per_unit as price_usd_per_gpu_hour,
+        obs.price_qualifier,
         fx.usd_per_unit as fx_usd_per_unit,
         fx.rate_date as fx_rate_date,
         obs.vcpus,

@@ -20,5 +20,6 @@ select
     gpu_memory_gb,
     valid_until,
     cast(valid_until as date) as valid_until_date,
+    price_qualifier,
     parser_version
 from {{ source('raw', 'price_observations') }}
