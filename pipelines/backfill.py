@@ -41,7 +41,7 @@ def backfill(
         offline=True,
         paths=paths,
         out=out,
-        extra_config={"deliver_alerts": deliver},
+        extra_config={"deliver_alerts": deliver, "window_start": start.isoformat()},
         progress=progress,
         verbose=verbose,
     )

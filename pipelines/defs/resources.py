@@ -21,6 +21,8 @@ class GpuledgerResource(dg.ConfigurableResource):
 
     home: str = ""
     as_of: str = ""
+    # First day the per-day marts are written for (a backfill's start); empty = the as-of day.
+    window_start: str = ""
     offline: bool = False
     seed_demo_archive: bool = True
     deliver_alerts: bool = True
@@ -35,6 +37,9 @@ class GpuledgerResource(dg.ConfigurableResource):
 
     def as_of_date(self) -> date:
         return date.fromisoformat(self.as_of) if self.as_of else datetime.now(UTC).date()
+
+    def window_start_date(self) -> date | None:
+        return date.fromisoformat(self.window_start) if self.window_start else None
 
     def archive(self) -> Archive:
         archive = Archive(self.paths.archive_dir)

@@ -12,7 +12,7 @@ MODELS = Path(__file__).parents[2] / "dbt" / "models"
 
 def entries() -> dict[str, dict]:
     found = {}
-    for path in MODELS.glob("*/_*.yml"):
+    for path in MODELS.glob("**/_*.yml"):
         for model in yaml.safe_load(path.read_text()).get("models") or []:
             found[model["name"]] = model
     return found
@@ -30,7 +30,7 @@ def grain(model: dict) -> list[str] | None:
 
 
 def test_every_model_has_an_entry_a_description_and_a_grain_test():
-    sql = sorted(p.stem for p in MODELS.glob("*/*.sql"))
+    sql = sorted(p.stem for p in MODELS.glob("**/*.sql"))
     documented = entries()
     assert len(sql) == 52
     assert [m for m in sql if m not in documented] == []
@@ -41,7 +41,7 @@ def test_every_model_has_an_entry_a_description_and_a_grain_test():
 
 
 def test_classes_are_joined_to_their_models_in_one_place():
-    joined = [p.stem for p in MODELS.glob("*/*.sql") if "ref('model_reference')" in p.read_text()]
+    joined = [p.stem for p in MODELS.glob("**/*.sql") if "ref('model_reference')" in p.read_text()]
     # (and the benchmark runs' model names to theirs in one place)
     assert sorted(joined) == [
         "int_benchmark_models_resolved",

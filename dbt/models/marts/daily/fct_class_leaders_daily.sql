@@ -2,7 +2,7 @@
 -- output (gpu_rank 1), the runner-up for context, and the cheapest model API for comparison.
 with gpus as (
     select * from {{ ref('fct_gpu_rankings_daily') }}
-    where option_kind = 'gpu_offer' and gpu_rank is not null
+    where option_kind = 'gpu_offer' and gpu_rank is not null and {{ in_window() }}
 ),
 
 leaders as (
@@ -37,25 +37,16 @@ best_api as (
         offer_id,
         cost_per_accepted_output
     from {{ ref('fct_gpu_rankings_daily') }}
-    where option_kind = 'model_api'
+    where option_kind = 'model_api' and {{ in_window() }}
     qualify row_number() over (
             partition by day, workload_class
             order by option_rank
         ) = 1
 ),
 
-last_day as (
-    select
-        workload_class,
-        max(day) as day
-    from leaders
-    group by all
-)
-
 select
     l.day,
     l.workload_class,
-    l.day = d.day as is_latest_day,
     l.gpu_id,
     g.display_name as gpu_name,
     l.provider,
@@ -84,7 +75,6 @@ select
     l.snapshot_sha256
 from leaders as l
 inner join counts as c on l.day = c.day and l.workload_class = c.workload_class
-inner join last_day as d on l.workload_class = d.workload_class
 left join runners_up as r on l.day = r.day and l.workload_class = r.workload_class
 left join best_api as a on l.day = a.day and l.workload_class = a.workload_class
 left join {{ ref('dim_gpu') }} as g on l.gpu_id = g.gpu_id

@@ -4,7 +4,7 @@
 with best_offer as (
     select *
     from {{ ref('fct_gpu_offers_daily') }}
-    where gpu_id is not null
+    where gpu_id is not null and {{ in_window() }}
         and price_usd_per_gpu_hour is not null
     qualify row_number() over (
             partition by day, pricing_model, gpu_id
@@ -20,7 +20,7 @@ offer_counts as (
         count(*) as n_offers,
         count(distinct provider) as n_providers
     from {{ ref('fct_gpu_offers_daily') }}
-    where gpu_id is not null and price_usd_per_gpu_hour is not null
+    where gpu_id is not null and price_usd_per_gpu_hour is not null and {{ in_window() }}
     group by all
 )
 

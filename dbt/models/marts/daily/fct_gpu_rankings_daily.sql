@@ -7,6 +7,7 @@ with eligible as (
     select *
     from {{ ref('fct_workload_costs_daily') }}
     where is_eligible and cost_per_accepted_output is not null
+        and {{ in_window() }}
 ),
 
 ranked as (

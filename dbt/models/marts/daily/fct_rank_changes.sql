@@ -19,7 +19,7 @@ with leaders as (
         lag(r.evidence) over w as prev_evidence,
         lag(r.source) over w as prev_source
     from {{ ref('fct_gpu_rankings_daily') }} as r
-    where r.gpu_rank = 1
+    where r.gpu_rank = 1 and r.day <= {{ as_of_date() }}
     window w as (
         partition by workload_class
         order by day
@@ -29,7 +29,7 @@ with leaders as (
 changes as (
     select *
     from leaders
-    where prev_gpu_id is not null and gpu_id <> prev_gpu_id
+    where prev_gpu_id is not null and gpu_id <> prev_gpu_id and {{ in_window() }}
 ),
 
 eligible_offers as (
@@ -39,6 +39,10 @@ eligible_offers as (
         option_key
     from {{ ref('fct_workload_costs_daily') }}
     where is_eligible and option_kind = 'gpu_offer'
+        and (
+            day in (select ch.day from changes as ch)
+            or day in (select ch.prev_day from changes as ch)
+        )
 ),
 
 evidence_by_day as (
@@ -51,6 +55,10 @@ evidence_by_day as (
         round(unit_outputs_per_s, 6) as unit_outputs_per_s
     from {{ ref('fct_workload_costs_daily') }}
     where option_kind = 'gpu_offer' and is_eligible
+        and (
+            day in (select ch.day from changes as ch)
+            or day in (select ch.prev_day from changes as ch)
+        )
 )
 
 select

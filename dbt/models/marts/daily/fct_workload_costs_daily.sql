@@ -70,6 +70,7 @@ gpu_options as (
         on c.workload_class = e.workload_class and o.gpu_id = e.gpu_id
         and o.day >= e.evidence_from and (e.evidence_until is null or o.day < e.evidence_until)
     where o.gpu_id is not null and o.price_usd_per_gpu_hour is not null
+        and {{ in_window('o.day') }}
 ),
 
 api_options as (
@@ -119,6 +120,7 @@ api_options as (
     from {{ ref('int_model_api_prices_daily') }} as a
     inner join classes as c
         on a.workload_class = c.workload_class
+    where {{ in_window('a.day') }}
 ),
 
 options as (

@@ -54,14 +54,18 @@ offers as (
         and obs.gpu_name_raw = names.gpu_name_raw
         and obs.offer_id = names.offer_id
         and names.gpu_memory_gb is not distinct from obs.gpu_memory_gb
+    where {{ in_window('snap.day') }}
 )
 
 select
     md5(concat_ws('|', provider, offer_id, region, zone, pricing_model)) as offer_key,
     *
 from offers
--- A page may list the same offer twice; the cheaper listing stands (the other stays in raw).
+-- A page may list the same offer twice; the cheaper listing stands (the other stays in raw). The
+-- order is total, so any build of a day (that day alone, or every day) keeps the same listing.
 qualify row_number() over (
         partition by day, provider, offer_id, region, zone, pricing_model
-        order by price_per_hour, gpu_name_raw, gpu_count
+        order by
+            price_per_hour, gpu_name_raw, gpu_count, vcpus nulls last, ram_gb nulls last,
+            snapshot_url, snapshot_fetched_at, gpu_id nulls last
     ) = 1

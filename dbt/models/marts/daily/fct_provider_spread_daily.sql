@@ -9,7 +9,7 @@ with per_provider as (
         min(price_usd_per_gpu_hour) as price_usd_per_gpu_hour,
         bool_or(is_stale) as any_stale
     from {{ ref('fct_gpu_offers_daily') }}
-    where gpu_id is not null and price_usd_per_gpu_hour is not null
+    where gpu_id is not null and price_usd_per_gpu_hour is not null and {{ in_window() }}
     group by all
 )
 

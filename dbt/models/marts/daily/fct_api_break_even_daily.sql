@@ -12,6 +12,7 @@ with ranked as (
         r.option_key,
         r.option_rank
     from {{ ref('fct_gpu_rankings_daily') }} as r
+    where {{ in_window('r.day') }}
     qualify row_number() over (
             partition by r.day, r.workload_class, r.option_kind
             order by r.option_rank
@@ -23,6 +24,7 @@ best as (
     from ranked as r
     inner join {{ ref('fct_workload_costs_daily') }} as c
         on r.day = c.day and r.workload_class = c.workload_class and r.option_key = c.option_key
+    where {{ in_window('c.day') }}
 ),
 
 gpu as (

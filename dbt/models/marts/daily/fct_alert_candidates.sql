@@ -13,6 +13,7 @@ with source_days as (
         source,
         bool_or(not is_stale) as has_fresh
     from {{ ref('fct_gpu_offers_daily') }}
+    where day <= {{ as_of_date() }}
     group by all
 ),
 
@@ -27,6 +28,7 @@ changes as (
     from {{ ref('fct_rank_changes') }} as c
     left join source_days as sd
         on c.day = sd.day and c.old_source = sd.source
+    where {{ in_window('c.day') }}
 ),
 
 rank_alerts as (
@@ -66,7 +68,7 @@ failed_captures as (
         min(snapshot_url) as snapshot_url,
         min(cast(failed_expectations as varchar)) as failure_reason
     from {{ ref('stg_snapshot_validations') }}
-    where not is_success
+    where not is_success and {{ in_window('cast(snapshot_fetched_at as date)') }}
     group by all
 ),
 
@@ -95,7 +97,7 @@ capture_alerts as (
     from {{ ref('fct_gpu_rankings_daily') }} as r
     inner join failed_captures as f
         on r.source = f.source and r.day = f.day
-    where r.gpu_rank = 1
+    where r.gpu_rank = 1 and {{ in_window('r.day') }}
 )
 
 select

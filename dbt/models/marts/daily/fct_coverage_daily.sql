@@ -5,6 +5,7 @@
 -- providers were fresh: the first screen shows the newest covered day.
 with days as (
     select distinct day from {{ ref('fct_gpu_offers_daily') }}
+    where {{ in_window() }}
 ),
 
 {#- the same three steps for providers and for price sources -#}
@@ -15,6 +16,7 @@ with days as (
         {{ entity }},
         bool_or(not is_stale) as is_fresh
     from {{ ref('fct_gpu_offers_daily') }}
+    where {{ in_window(lookback=var('coverage_window_days')) }}
     group by all
 ),
 
@@ -74,6 +76,8 @@ offer_runs as (
                 order by day
             ) as integer) as run_id
         from {{ ref('fct_gpu_offers_daily') }}
+        -- a run that began before the lookback still covers the window's days from its start
+        where {{ in_window(lookback=var('coverage_window_days')) }}
     )
     group by offer_key, run_id
 ),
@@ -93,6 +97,7 @@ offers_present as (
         day,
         count(*) as n_offers_present
     from {{ ref('fct_gpu_offers_daily') }}
+    where {{ in_window() }}
     group by day
 )
 

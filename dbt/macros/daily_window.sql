@@ -1,0 +1,50 @@
+{#- The days a build of the per-day marts (models/marts/daily/, incremental) writes: from
+    window_start() to the as-of day. The pipeline passes a Dagster partition's (or range's) first
+    day as GPULEDGER_WINDOW_START (dbt var start_date wins); unset = the as-of day alone. A first
+    build, or one after the pipeline dropped a mart whose SQL, seeds, macros or settings changed
+    (pipelines/incremental.py), is not incremental and writes every day. -#}
+{% macro window_start() -%}
+    {%- set day = var('start_date', none) or env_var('GPULEDGER_WINDOW_START', '') -%}
+    {%- if day -%}date '{{ day }}'{%- else -%}{{ as_of_date() }}{%- endif -%}
+{%- endmacro %}
+
+{#- A filter for the model's output days: the window in an incremental build, every day up to the
+    as-of day otherwise. `lookback` widens the start for inputs a day needs from days before it. -#}
+{% macro in_window(column='day', lookback=0) -%}
+    {%- if is_incremental() -%}
+        {{ column }} between {{ window_start() }} - {{ lookback }} and {{ as_of_date() }}
+    {%- else -%}
+        {{ column }} <= {{ as_of_date() }}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- pre_hook of every per-day mart: an incremental build first deletes its window, so a day that
+    now has no rows (every offer gone) does not keep yesterday's build of it; delete+insert on
+    `day` then writes the window's rows. -#}
+{% macro delete_window() -%}
+    {%- if is_incremental() -%}
+        delete from {{ this }} where day between {{ window_start() }} and {{ as_of_date() }}
+    {%- else -%}
+        select 1
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Data tests of the per-day marts check the window just built: their `where` config is
+    "__daily_window__", resolved here at run time. When the pipeline rebuilt any mart in full it
+    passes GPULEDGER_TEST_START (the first day), so the full tables are tested. -#}
+{% macro get_where_subquery(relation) -%}
+    {%- set where = config.get('where', '') -%}
+    {%- if where and '__daily_window__' in where -%}
+        {%- set start = env_var('GPULEDGER_TEST_START', '') -%}
+        {%- set window -%}
+            day between {% if start %}date '{{ start }}'{% else %}{{ window_start() }}{% endif %}
+            and {{ as_of_date() }}
+        {%- endset -%}
+        {%- set where = where | replace('__daily_window__', window) -%}
+    {%- endif -%}
+    {%- if where -%}
+        {%- do return('(select * from ' ~ relation ~ ' where ' ~ where ~ ') dbt_subquery') -%}
+    {%- else -%}
+        {%- do return(relation) -%}
+    {%- endif -%}
+{%- endmacro %}

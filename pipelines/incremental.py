@@ -1,0 +1,170 @@
+"""When the per-day marts may be built for a window of days, and when they must be rebuilt whole.
+
+The per-day marts (dbt/models/marts/daily/, tag `daily`) are incremental: a build writes only its
+window of days (a Dagster partition or range), because a past day's ranking never changes with
+later data. It does change when what computes it changes: a model's SQL, a seed (a workload
+class, a GPU's specs), a macro or a dbt setting. So every per-day mart has a fingerprint: the
+checksum dbt keeps of its file, of every model and seed it is built from (recursively), of the
+macros and of dbt_project.yml. The fingerprints of the last successful build are stored in the
+warehouse (`ops.dbt_fingerprints`); before a build, a mart whose fingerprint differs (or that was
+never built by this code) is dropped, so dbt builds it over every day, and the build's data tests
+then check whole tables instead of the window. Raw data is not in the fingerprint: data that
+arrives late for past days is built with `gpuledger backfill` over those days.
+
+Every model and seed has a fingerprint, so a day's build also leaves out what cannot have changed:
+views and seeds whose definition is the same are not re-created (their data tests run when they
+are), and unit tests run when some SQL changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import duckdb
+
+DAILY_TAG = "daily"
+_DATED = re.compile(r"\b(as_of_date|in_window|window_start)\s*\(")
+FULL_TEST_START = "1970-01-01"  # the data tests' window after a full rebuild: every day
+
+
+def _digest(*parts: str) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _settings_digest(project_dir: Path) -> str:
+    files = sorted((project_dir / "macros").rglob("*.sql")) + [project_dir / "dbt_project.yml"]
+    return _digest(
+        *(f"{p.relative_to(project_dir)}:{p.read_text(encoding='utf-8')}" for p in files)
+    )
+
+
+@dataclass(frozen=True)
+class Node:
+    fingerprint: str
+    daily: bool
+    kind: str  # model | seed
+    materialized: str
+    dated: bool = False  # its SQL holds the as-of day or the window (a view must be re-created)
+
+
+def fingerprints(manifest_path: Path, project_dir: Path) -> dict[str, Node]:
+    """name -> fingerprint (and kind) of every model and seed of the manifest."""
+    manifest = json.loads(Path(manifest_path).read_text(encoding="utf-8"))
+    nodes = manifest["nodes"]
+    settings = _settings_digest(Path(project_dir))
+    memo: dict[str, str] = {}
+
+    def of(uid: str) -> str:
+        if uid not in memo:
+            node = nodes[uid]
+            parents = sorted(p for p in node.get("depends_on", {}).get("nodes", []) if p in nodes)
+            memo[uid] = _digest(node["checksum"]["checksum"], *(of(p) for p in parents))
+        return memo[uid]
+
+    return {
+        node["name"]: Node(
+            _digest(of(uid), settings),
+            DAILY_TAG in node.get("tags", []),
+            node["resource_type"],
+            node.get("config", {}).get("materialized", ""),
+            bool(_DATED.search(node.get("raw_code") or "")),
+        )
+        for uid, node in nodes.items()
+        if node["resource_type"] in ("model", "seed")
+    }
+
+
+def _ensure(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("create schema if not exists ops")
+    con.execute(
+        """create table if not exists ops.dbt_fingerprints (
+               model varchar primary key, fingerprint varchar not null,
+               built_at timestamptz not null)"""
+    )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one dbt build does. `rebuild`: the per-day marts built over every day (dropped first,
+    their definition changed). `select`: the nodes to build, None = all of them (a fresh warehouse;
+    a run that selected a subset of assets is left to Dagster's own selection). `env`: the window
+    and the data tests' start, for dbt."""
+
+    rebuild: tuple[str, ...]
+    changed: tuple[str, ...]
+    skip: tuple[str, ...] | None
+    env: dict[str, str]
+
+    @property
+    def full(self) -> bool:
+        return bool(self.rebuild)
+
+    def args(self) -> list[str]:
+        """dbt's arguments: the unchanged views and seeds, and unless some SQL changed the unit
+        tests, excluded (dagster-dbt selects every asset of the run; exclusion narrows it)."""
+        if self.skip is None:
+            return []
+        skip = list(self.skip) + ([] if self.changed else ["resource_type:unit_test"])
+        return ["--exclude", " ".join(skip)] if skip else []
+
+
+def _always_built(node: Node) -> bool:
+    """Built on every run even when unchanged: the per-day marts (their window) and the tables
+    that summarise raw data (specs, benchmark runs, evidence, source health), which change as data
+    arrives, and the views whose SQL holds the as-of day. Other views and the seeds are
+    definitions and reference data: unchanged, nothing to do."""
+    return node.daily or node.dated or node.materialized in ("table", "incremental")
+
+
+def prepare(
+    con: duckdb.DuckDBPyConnection,
+    current: dict[str, Node],
+    as_of: date,
+    start: date | None = None,
+    schema: str = "marts",
+    whole_project: bool = True,
+) -> Plan:
+    """Drop the per-day marts whose fingerprint changed; return the plan for dbt."""
+    _ensure(con)
+    stored = dict(con.execute("select model, fingerprint from ops.dbt_fingerprints").fetchall())
+    existing = {
+        r[0]
+        for r in con.execute(
+            "select table_name from information_schema.tables where table_schema = ?", [schema]
+        ).fetchall()
+    }
+    changed = sorted(n for n, node in current.items() if stored.get(n) != node.fingerprint)
+    rebuild = sorted(
+        n for n, node in current.items() if node.daily and (n in changed or n not in existing)
+    )
+    for model in rebuild:
+        con.execute(f'drop table if exists {schema}."{model}"')
+    env = {
+        "GPULEDGER_AS_OF": as_of.isoformat(),
+        "GPULEDGER_WINDOW_START": (start or as_of).isoformat(),
+        "GPULEDGER_TEST_START": FULL_TEST_START if rebuild else "",
+    }
+    skip = None
+    if whole_project and stored:
+        skip = tuple(
+            n for n, node in sorted(current.items()) if n not in changed and not _always_built(node)
+        )
+    return Plan(tuple(rebuild), tuple(changed), skip, env)
+
+
+def record(con: duckdb.DuckDBPyConnection, current: dict[str, Node]) -> None:
+    """After a successful build: these fingerprints are what the warehouse now holds."""
+    _ensure(con)
+    con.executemany(
+        "insert or replace into ops.dbt_fingerprints values (?, ?, now())",
+        [[n, node.fingerprint] for n, node in sorted(current.items())],
+    )
