@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dagster as dg
+from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.alerts import alerts, run_failure_alert
-from pipelines.defs.dbt import gpuledger_dbt_models
+from pipelines.defs.dbt import gpuledger_daily_marts, gpuledger_dbt_models
 from pipelines.defs.ingest import INGEST_ASSETS, raw_tables
 from pipelines.defs.publish import daily_report, published_warehouse
 from pipelines.defs.resources import GpuledgerResource, dbt_resource
@@ -20,6 +21,7 @@ defs = dg.Definitions(
         *INGEST_ASSETS,
         raw_tables,
         gpuledger_dbt_models,
+        gpuledger_daily_marts,
         alerts,
         published_warehouse,
         daily_report,
@@ -35,5 +37,7 @@ defs = dg.Definitions(
     resources={
         "gpuledger": GpuledgerResource.configure_at_launch(),
         "dbt": dbt_resource(),
+        # the run's warehouse file: prepare_environment() points GPULEDGER_DB_PATH at it
+        "duckdb": DuckDBResource(database=dg.EnvVar("GPULEDGER_DB_PATH")),
     },
 )

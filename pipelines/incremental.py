@@ -11,16 +11,15 @@ never built by this code) is dropped, so dbt builds it over every day, and the b
 then check whole tables instead of the window. Raw data is not in the fingerprint: data that
 arrives late for past days is built with `gpuledger backfill` over those days.
 
-Every model and seed has a fingerprint, so a day's build also leaves out what cannot have changed:
-views and seeds whose definition is the same are not re-created (their data tests run when they
-are), and unit tests run when some SQL changed.
+Every model and seed has a fingerprint, so a day's build also leaves out the unit tests when no
+SQL, seed or setting changed (they test the SQL, not the data). Views and seeds are re-created on
+every run: cheap, and their data tests check each day's new raw data.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -28,7 +27,6 @@ from pathlib import Path
 import duckdb
 
 DAILY_TAG = "daily"
-_DATED = re.compile(r"\b(as_of_date|in_window|window_start)\s*\(")
 FULL_TEST_START = "1970-01-01"  # the data tests' window after a full rebuild: every day
 
 
@@ -53,7 +51,6 @@ class Node:
     daily: bool
     kind: str  # model | seed
     materialized: str
-    dated: bool = False  # its SQL holds the as-of day or the window (a view must be re-created)
 
 
 def fingerprints(manifest_path: Path, project_dir: Path) -> dict[str, Node]:
@@ -76,7 +73,6 @@ def fingerprints(manifest_path: Path, project_dir: Path) -> dict[str, Node]:
             DAILY_TAG in node.get("tags", []),
             node["resource_type"],
             node.get("config", {}).get("materialized", ""),
-            bool(_DATED.search(node.get("raw_code") or "")),
         )
         for uid, node in nodes.items()
         if node["resource_type"] in ("model", "seed")
@@ -95,13 +91,11 @@ def _ensure(con: duckdb.DuckDBPyConnection) -> None:
 @dataclass(frozen=True)
 class Plan:
     """What one dbt build does. `rebuild`: the per-day marts built over every day (dropped first,
-    their definition changed). `select`: the nodes to build, None = all of them (a fresh warehouse;
-    a run that selected a subset of assets is left to Dagster's own selection). `env`: the window
-    and the data tests' start, for dbt."""
+    their definition changed); `changed`: every model and seed whose fingerprint changed; `env`:
+    the window and the data tests' start, for dbt."""
 
     rebuild: tuple[str, ...]
     changed: tuple[str, ...]
-    skip: tuple[str, ...] | None
     env: dict[str, str]
 
     @property
@@ -109,20 +103,8 @@ class Plan:
         return bool(self.rebuild)
 
     def args(self) -> list[str]:
-        """dbt's arguments: the unchanged views and seeds, and unless some SQL changed the unit
-        tests, excluded (dagster-dbt selects every asset of the run; exclusion narrows it)."""
-        if self.skip is None:
-            return []
-        skip = list(self.skip) + ([] if self.changed else ["resource_type:unit_test"])
-        return ["--exclude", " ".join(skip)] if skip else []
-
-
-def _always_built(node: Node) -> bool:
-    """Built on every run even when unchanged: the per-day marts (their window) and the tables
-    that summarise raw data (specs, benchmark runs, evidence, source health), which change as data
-    arrives, and the views whose SQL holds the as-of day. Other views and the seeds are
-    definitions and reference data: unchanged, nothing to do."""
-    return node.daily or node.dated or node.materialized in ("table", "incremental")
+        """dbt's arguments: unit tests test the SQL, so they run when some SQL changed."""
+        return [] if self.changed else ["--exclude", "resource_type:unit_test"]
 
 
 def prepare(
@@ -131,7 +113,6 @@ def prepare(
     as_of: date,
     start: date | None = None,
     schema: str = "marts",
-    whole_project: bool = True,
 ) -> Plan:
     """Drop the per-day marts whose fingerprint changed; return the plan for dbt."""
     _ensure(con)
@@ -144,7 +125,9 @@ def prepare(
     }
     changed = sorted(n for n, node in current.items() if stored.get(n) != node.fingerprint)
     rebuild = sorted(
-        n for n, node in current.items() if node.daily and (n in changed or n not in existing)
+        n
+        for n, node in current.items()
+        if node.materialized == "incremental" and (n in changed or n not in existing)
     )
     for model in rebuild:
         con.execute(f'drop table if exists {schema}."{model}"')
@@ -153,12 +136,7 @@ def prepare(
         "GPULEDGER_WINDOW_START": (start or as_of).isoformat(),
         "GPULEDGER_TEST_START": FULL_TEST_START if rebuild else "",
     }
-    skip = None
-    if whole_project and stored:
-        skip = tuple(
-            n for n, node in sorted(current.items()) if n not in changed and not _always_built(node)
-        )
-    return Plan(tuple(rebuild), tuple(changed), skip, env)
+    return Plan(tuple(rebuild), tuple(changed), env)
 
 
 def record(con: duckdb.DuckDBPyConnection, current: dict[str, Node]) -> None:

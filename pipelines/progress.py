@@ -19,16 +19,20 @@ from tqdm import tqdm
 STEP_LABELS = {
     "raw_tables": "raw tables",
     "gpuledger_dbt_models": "dbt models and tests",
+    "gpuledger_daily_marts": "dbt per-day marts of the day and tests",
     "ops__alerts": "alerts",
     "ops__published_warehouse": "publish for readers",
     "ops__report": "report",
 }
 
 
+DBT_STEPS = ("gpuledger_dbt_models", "gpuledger_daily_marts")
+
+
 class ProgressHandler(logging.Handler):
     """Turns Dagster's step events into progress lines; ingest steps share one line and bar."""
 
-    def __init__(self, stream, n_sources: int, n_models: int):
+    def __init__(self, stream, n_sources: int, n_models: dict[str, int]):
         super().__init__(logging.DEBUG)
         self.stream, self.n_sources, self.n_models = stream, n_sources, n_models
         self.interactive = hasattr(stream, "isatty") and stream.isatty()
@@ -74,9 +78,9 @@ class ProgressHandler(logging.Handler):
         label = STEP_LABELS.get(step, step)
         if kind == "STEP_START":
             self.started[step] = now
-            if step == "gpuledger_dbt_models":
-                self._bar("dbt", self.n_models)
-        elif kind == "ASSET_MATERIALIZATION" and step == "gpuledger_dbt_models":
+            if step in DBT_STEPS:
+                self._bar("dbt", self.n_models.get(step, 0))
+        elif kind == "ASSET_MATERIALIZATION" and step in DBT_STEPS:
             if self.bar is not None:
                 self.bar.update(1)
         elif kind == "STEP_SUCCESS":
@@ -89,14 +93,15 @@ class ProgressHandler(logging.Handler):
                 print(failure.to_string(), file=self.stream, flush=True)
 
 
-def _counts() -> tuple[int, int]:
-    import json
-
+def _counts() -> tuple[int, dict[str, int]]:
+    """Sources, and the models and seeds each dbt step builds (the progress bars' totals)."""
     import sources
-    from pipelines.defs.resources import DBT_PROJECT
+    from pipelines.defs.dbt import gpuledger_daily_marts, gpuledger_dbt_models
 
-    manifest = json.loads(Path(DBT_PROJECT.manifest_path).read_text())
-    models = sum(n["resource_type"] in ("model", "seed") for n in manifest["nodes"].values())
+    models = {
+        "gpuledger_dbt_models": len(gpuledger_dbt_models.keys),
+        "gpuledger_daily_marts": len(gpuledger_daily_marts.keys),
+    }
     return len(sources.REGISTRY), models
 
 

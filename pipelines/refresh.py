@@ -22,20 +22,35 @@ def run_refresh(
     assets: list[str] | None = None,
     progress: bool = False,
     verbose: bool = False,
+    start: date | None = None,
 ):
-    """Execute daily_refresh for `as_of`; print a per-source summary; return the Dagster result.
+    """Execute daily_refresh for the partition `as_of` (or, with `start`, for the partition range
+    start..as_of in one run: a backfill); print a per-source summary; return the Dagster result.
 
     `assets` (keys such as "marts/source_health") runs only those assets and what they depend
     on, as one would materialize them in the Dagster UI; by default the whole job runs.
 
     Every message of the run goes to $GPULEDGER_HOME/logs/run-<time>.log. With `progress` (the
     CLI) the console shows one line per step instead of the log, unless `verbose`."""
-    paths = prepare_environment(paths)
     import dagster as dg
 
+    # Loading the code location points the environment at the default home; this run's home is
+    # set after it, so Dagster's instance, dbt and the DuckDB resource all use `paths`.
     from pipelines.definitions import defs
 
+    paths = prepare_environment(paths)
+
     config = {"as_of": as_of.isoformat(), "offline": offline, "home": str(paths.home)}
+    if start is not None and start < as_of:
+        config["window_start"] = start.isoformat()
+        partition = {
+            "tags": {
+                "dagster/asset_partition_range_start": start.isoformat(),
+                "dagster/asset_partition_range_end": as_of.isoformat(),
+            }
+        }
+    else:
+        partition = {"partition_key": as_of.isoformat()}
     config.update(extra_config or {})
     job = defs.resolve_job_def("daily_refresh")
     selection = None
@@ -60,6 +75,7 @@ def run_refresh(
             instance=instance,
             raise_on_error=False,
             asset_selection=selection,
+            **partition,
         )
     _print_summary(paths, result.run_id, out)
     pub = publish.publication(paths)

@@ -3,9 +3,11 @@
 from datetime import timedelta
 
 import dagster as dg
+from dagster_duckdb import DuckDBResource
 
-from pipelines.alerts import configured_sinks, deliver, record_operational, run_alerts
-from pipelines.defs.resources import GpuledgerResource
+from pipelines.alerts import configured_sinks, deliver, record_operational, sync
+from pipelines.defs.partitions import DAILY, SINGLE_RUN, window_of
+from pipelines.defs.resources import GpuledgerResource, warehouse_connection
 from warehouse import db
 from warehouse import paths as wpaths
 
@@ -15,6 +17,8 @@ ALERTS_KEY = dg.AssetKey(["ops", "alerts"])
 @dg.asset(
     key=ALERTS_KEY,
     deps=[dg.AssetKey(["marts", "fct_alert_candidates"])],
+    partitions_def=DAILY,
+    backfill_policy=SINGLE_RUN,
     group_name="alerts",
     kinds={"python", "duckdb"},
     description="Record new rank-change and data-quality alerts and deliver pending ones to the "
@@ -23,12 +27,17 @@ ALERTS_KEY = dg.AssetKey(["ops", "alerts"])
         fail_window=timedelta(hours=26), warn_window=timedelta(hours=25)
     ),
 )
-def alerts(context: dg.AssetExecutionContext, gpuledger: GpuledgerResource):
-    paths = gpuledger.paths
-    new, counts = run_alerts(
-        paths.db_path, paths.home, gpuledger.as_of_date(), context.log,
-        deliver_now=gpuledger.deliver_alerts,
-    )  # fmt: skip
+def alerts(context: dg.AssetExecutionContext, gpuledger: GpuledgerResource, duckdb: DuckDBResource):
+    start, as_of = window_of(context)
+    with warehouse_connection(duckdb) as con:
+        # a day's run records its day's alerts (and a few days before, in case one was missed);
+        # a range's run records the range's
+        new = sync(con, as_of, start if start < as_of else None)
+        counts = (
+            deliver(con, configured_sinks(gpuledger.paths.home, context.log))
+            if gpuledger.deliver_alerts
+            else {}
+        )
     failed = sum(c["failed"] for c in counts.values())
     if failed:
         context.log.error(f"{failed} alert deliveries failed; they stay pending for the next run")

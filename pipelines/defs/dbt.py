@@ -2,15 +2,16 @@
 
 import os
 import shutil
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import dagster as dg
-import duckdb
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets
+from dagster_duckdb import DuckDBResource
 
 from pipelines import incremental
-from pipelines.defs.resources import DBT_PROJECT, GpuledgerResource
+from pipelines.defs.partitions import DAILY, SINGLE_RUN, window_of
+from pipelines.defs.resources import DBT_PROJECT, GpuledgerResource, warehouse_connection
 
 KEEP_DBT_RUNS = 7
 DBT_LAYERS = ("staging", "intermediate", "marts", "analytics")
@@ -29,29 +30,37 @@ class LayerTranslator(DagsterDbtTranslator):
         return super().get_group_name(dbt_resource_props) or "dbt"
 
 
-@dbt_assets(
-    manifest=DBT_PROJECT.manifest_path,
-    project=DBT_PROJECT,
-    dagster_dbt_translator=LayerTranslator(),
-)
-def gpuledger_dbt_models(
-    context: dg.AssetExecutionContext, dbt: DbtCliResource, gpuledger: GpuledgerResource
-):
+def run_window(context, gpuledger: GpuledgerResource) -> tuple[date, date]:
+    """The first and last day this run builds: the asset's partition (range), else the run's
+    partition tags (an unpartitioned asset in a partitioned run), else the resource's as-of day
+    (and window start)."""
+    window = window_of(context) if context.assets_def.partitions_def else None
+    if window:
+        return window
+    tags = context.run.tags
+    if "dagster/partition" in tags:
+        day = date.fromisoformat(tags["dagster/partition"])
+        return day, day
+    if "dagster/asset_partition_range_start" in tags:
+        return (
+            date.fromisoformat(tags["dagster/asset_partition_range_start"]),
+            date.fromisoformat(tags["dagster/asset_partition_range_end"]),
+        )
+    as_of = gpuledger.as_of_date()
+    return gpuledger.window_start_date() or as_of, as_of
+
+
+def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: DuckDBResource):
     # dbt's profile reads the warehouse path from the environment; this run's resource decides it.
     os.environ["GPULEDGER_DB_PATH"] = str(gpuledger.paths.db_path)
+    start, as_of = run_window(context, gpuledger)
     # The day (and the per-day marts' window) reach dbt as environment variables, not --vars: a
     # changed variable re-parses only what reads it, a changed --vars the whole project (~2 s).
     selected = {key.path[-1] for key in context.selected_asset_keys}
     fps = incremental.fingerprints(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
     current = {name: node for name, node in fps.items() if name in selected}
-    con = duckdb.connect(str(gpuledger.paths.db_path))
-    try:
-        plan = incremental.prepare(
-            con, current, gpuledger.as_of_date(), gpuledger.window_start_date(),
-            whole_project=not context.is_subset,
-        )  # fmt: skip
-    finally:
-        con.close()
+    with warehouse_connection(duckdb) as con:
+        plan = incremental.prepare(con, current, as_of, start)
     if plan.full:
         context.log.info(
             f"rebuilding {len(plan.rebuild)} per-day marts over every day, their definition "
@@ -61,7 +70,7 @@ def gpuledger_dbt_models(
     # dbt's per-run target folder (manifest, run results, logs) lives with the warehouse, and only
     # the last few are kept: one folder per daily run would otherwise grow without end.
     runs_dir = gpuledger.paths.home / "dbt_runs"
-    target = runs_dir / f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{context.run_id[:8]}"
+    target = runs_dir / f"{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{context.run_id[:8]}"
     args = ["build", *plan.args()]
     if context.is_subset:
         # A few models materialized on their own: run only the tests whose every parent is among
@@ -71,11 +80,47 @@ def gpuledger_dbt_models(
         yield from dbt.cli(args, context=context, target_path=target).stream()
     finally:
         prune_run_folders(runs_dir, keep=KEEP_DBT_RUNS)
-    con = duckdb.connect(str(gpuledger.paths.db_path))
-    try:
+    with warehouse_connection(duckdb) as con:
         incremental.record(con, current)
-    finally:
-        con.close()
+
+
+@dbt_assets(
+    manifest=DBT_PROJECT.manifest_path,
+    project=DBT_PROJECT,
+    dagster_dbt_translator=LayerTranslator(),
+    exclude=f"tag:{incremental.DAILY_TAG}+",
+)
+def gpuledger_dbt_models(
+    context: dg.AssetExecutionContext,
+    dbt: DbtCliResource,
+    gpuledger: GpuledgerResource,
+    duckdb: DuckDBResource,
+):
+    """Staging, intermediate, the dimension and evidence marts and the seeds: not partitioned
+    (small, rebuilt whole as data arrives)."""
+    yield from _build(context, dbt, gpuledger, duckdb)
+
+
+@dbt_assets(
+    manifest=DBT_PROJECT.manifest_path,
+    project=DBT_PROJECT,
+    dagster_dbt_translator=LayerTranslator(),
+    # the per-day marts and what is built from them (views over them), so that the two dbt
+    # assets are one step each: nothing not partitioned depends on a partitioned model
+    select=f"tag:{incremental.DAILY_TAG}+",
+    partitions_def=DAILY,
+    backfill_policy=SINGLE_RUN,
+    name="gpuledger_daily_marts",
+)
+def gpuledger_daily_marts(
+    context: dg.AssetExecutionContext,
+    dbt: DbtCliResource,
+    gpuledger: GpuledgerResource,
+    duckdb: DuckDBResource,
+):
+    """The per-day marts, one partition per day: a run writes its partition's (range's) days;
+    with the views built from them."""
+    yield from _build(context, dbt, gpuledger, duckdb)
 
 
 def prune_run_folders(runs_dir: Path, keep: int) -> None:

@@ -3,7 +3,8 @@
 import dagster as dg
 
 from pipelines.defs.alerts import ALERTS_KEY
-from pipelines.defs.dbt import gpuledger_dbt_models
+from pipelines.defs.dbt import gpuledger_daily_marts, gpuledger_dbt_models
+from pipelines.defs.partitions import DAILY, SINGLE_RUN, window_of
 from pipelines.defs.resources import GpuledgerResource
 from warehouse import publish, report
 
@@ -11,19 +12,24 @@ PUBLISHED_KEY = dg.AssetKey(["ops", "published_warehouse"])
 REPORT_KEY = dg.AssetKey(["ops", "report"])
 # The marts (tables, built on every run). Not the analytics views: a run re-creates a view only
 # when its definition changed (pipelines/incremental.py), and an unchanged view reads the marts.
-MART_KEYS = [k for k in gpuledger_dbt_models.keys if k.path[0] == "marts"]
+MART_KEYS = [
+    k for k in (*gpuledger_dbt_models.keys, *gpuledger_daily_marts.keys) if k.path[0] == "marts"
+]
 
 
 @dg.asset(
     key=PUBLISHED_KEY,
     deps=[ALERTS_KEY, *MART_KEYS],
+    partitions_def=DAILY,
+    backfill_policy=SINGLE_RUN,
     group_name="publish",
     kinds={"duckdb"},
     description="The read-only copy of the warehouse analysts connect to "
     "($GPULEDGER_HOME/published/gpuledger.duckdb), replaced atomically once every model built",
 )
 def published_warehouse(context: dg.AssetExecutionContext, gpuledger: GpuledgerResource):
-    done = publish.publish(gpuledger.paths, gpuledger.as_of_date(), context.run_id)
+    _, as_of = window_of(context)
+    done = publish.publish(gpuledger.paths, as_of, context.run_id)
     context.log.info(f"published {done.path} ({done.size_bytes:,} bytes) in {done.seconds} s")
     return dg.MaterializeResult(
         metadata={
@@ -38,6 +44,8 @@ def published_warehouse(context: dg.AssetExecutionContext, gpuledger: GpuledgerR
 @dg.asset(
     key=REPORT_KEY,
     deps=[PUBLISHED_KEY],
+    partitions_def=DAILY,
+    backfill_policy=SINGLE_RUN,
     group_name="publish",
     kinds={"html"},
     description="The day's static HTML report ($GPULEDGER_HOME/site/report.html): leaders over "

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -58,6 +60,19 @@ class GpuledgerResource(dg.ConfigurableResource):
         if module.NAME in self.url_overrides:
             return tuple(self.url_overrides[module.NAME])
         return tuple(module.urls(self.as_of_date()))
+
+
+@contextlib.contextmanager
+def warehouse_connection(duckdb_resource) -> Iterator:
+    """A connection from the run's DuckDBResource, closed also when the block raises (the
+    resource's own context manager closes it only on success, and an open connection would keep
+    the next writer out of the file)."""
+    with contextlib.ExitStack() as stack:
+        con = stack.enter_context(duckdb_resource.get_connection())
+        try:
+            yield con
+        finally:
+            con.close()
 
 
 def dbt_resource() -> DbtCliResource:

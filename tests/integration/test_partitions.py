@@ -1,0 +1,111 @@
+"""The day as Dagster sees it: daily partitions on the per-day assets, a range in one run, and a
+failed day marked failed while the days before it stay built and published."""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+
+import dagster as dg
+import pytest
+
+from pipelines import incremental
+from pipelines.backfill import backfill
+from pipelines.definitions import defs
+from pipelines.defs.partitions import DAILY
+from pipelines.refresh import run_refresh
+from tests.conftest import DEMO_DAY, published_rows
+from warehouse import publish
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+D1, D2, D3 = (DEMO_DAY + timedelta(days=n) for n in (1, 2, 3))
+
+
+def partitioned_keys() -> set[dg.AssetKey]:
+    graph = defs.resolve_asset_graph()
+    return {k for k in graph.get_all_asset_keys() if graph.get(k).partitions_def is not None}
+
+
+def materialized_partitions(paths, run_id) -> dict[dg.AssetKey, set[str]]:
+    found: dict[dg.AssetKey, set[str]] = {}
+    with dg.DagsterInstance.from_config(str(paths.dagster_home)) as instance:
+        records = instance.get_records_for_run(
+            run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION, limit=10_000
+        ).records
+    for record in records:
+        event = record.event_log_entry.dagster_event
+        found.setdefault(event.asset_key, set()).add(event.partition)
+    return found
+
+
+def status(paths, key: dg.AssetKey, days) -> dict[str, object]:
+    with dg.DagsterInstance.from_config(str(paths.dagster_home)) as instance:
+        got = instance.get_status_by_partition(key, [d.isoformat() for d in days], DAILY)
+    return {k: (v.value if v else None) for k, v in (got or {}).items()}
+
+
+def test_which_assets_are_partitioned():
+    keys = partitioned_keys()
+    names = {k.path[-1] for k in keys}
+    assert {"fct_gpu_offers_daily", "fct_gpu_rankings_daily", "fct_alert_candidates",
+            "alerts", "published_warehouse", "report"} <= names  # fmt: skip
+    # ingest, raw tables, dimensions, evidence and seeds are not
+    assert not names & {"skypilot", "price_observations", "dim_gpu", "fct_throughput_evidence",
+                        "workload_classes", "stg_price_observations"}  # fmt: skip
+    job = defs.resolve_job_def("daily_refresh")
+    assert job.partitions_def == DAILY
+    assert DAILY.get_first_partition_key() == "2021-04-28"  # the demo archive's first day
+    schedule = defs.resolve_schedule_def("daily_refresh_schedule")
+    assert schedule.cron_schedule == "0 6 * * *" and schedule.job_name == "daily_refresh"
+
+
+def test_a_day_materializes_exactly_its_partition_and_a_range_is_one_run(demo_copy):
+    out = io.StringIO()
+    day = run_refresh(D1, offline=True, paths=demo_copy, out=out,
+                      extra_config={"deliver_alerts": False})  # fmt: skip
+    assert day.success, out.getvalue()
+    got = materialized_partitions(demo_copy, day.run_id)
+    partitioned = partitioned_keys()
+    built = {k for k in got if k in partitioned}
+    assert {k.path[-1] for k in built} >= {"fct_gpu_offers_daily", "alerts", "published_warehouse"}
+    assert all(got[k] == {D1.isoformat()} for k in built)
+    # the unpartitioned assets of the same run carry no partition
+    assert got[dg.AssetKey(["marts", "dim_gpu"])] == {None}
+
+    with dg.DagsterInstance.from_config(str(demo_copy.dagster_home)) as instance:
+        before = len(instance.get_run_records())
+    result, _ = backfill(D2, D3, paths=demo_copy, out=out, deliver=False)
+    assert result.success, out.getvalue()
+    with dg.DagsterInstance.from_config(str(demo_copy.dagster_home)) as instance:
+        assert len(instance.get_run_records()) == before + 1  # single-run backfill policy
+        run = instance.get_run_by_id(result.run_id)
+    assert run.tags["dagster/asset_partition_range_start"] == D2.isoformat()
+    assert run.tags["dagster/asset_partition_range_end"] == D3.isoformat()
+    ranged = materialized_partitions(demo_copy, result.run_id)
+    key = dg.AssetKey(["marts", "fct_gpu_rankings_daily"])
+    assert ranged[key] == {D2.isoformat(), D3.isoformat()}
+    assert set(status(demo_copy, key, [D1, D2, D3]).values()) == {"MATERIALIZED"}
+
+
+def test_a_failed_day_is_marked_failed_and_the_day_before_stays_published(demo_copy, monkeypatch):
+    out = io.StringIO()
+    assert run_refresh(D1, offline=True, paths=demo_copy, out=out,
+                       extra_config={"deliver_alerts": False}).success  # fmt: skip
+    published = publish.publication(demo_copy)
+    real = incremental.prepare
+
+    def broken(con, current, as_of, start=None, **kw):
+        if as_of == D2 and any(n.materialized == "incremental" for n in current.values()):
+            raise RuntimeError("disk full while building the per-day marts")
+        return real(con, current, as_of, start, **kw)
+
+    monkeypatch.setattr(incremental, "prepare", broken)
+    failed = run_refresh(D2, offline=True, paths=demo_copy, out=out,
+                         extra_config={"deliver_alerts": False})  # fmt: skip
+    assert not failed.success
+    key = dg.AssetKey(["marts", "fct_gpu_rankings_daily"])
+    assert status(demo_copy, key, [D1, D2]) == {D1.isoformat(): "MATERIALIZED",
+                                                D2.isoformat(): "FAILED"}  # fmt: skip
+    assert publish.publication(demo_copy) == published  # readers keep D1's copy
+    assert published_rows(demo_copy, "select max(day) from analytics.cheapest_gpu_daily") == [(D1,)]
