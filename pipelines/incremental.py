@@ -28,6 +28,8 @@ import duckdb
 
 DAILY_TAG = "daily"
 FULL_TEST_START = "1970-01-01"  # the data tests' window after a full rebuild: every day
+# A backfill of at least this many days that reaches the newest built day rebuilds the marts whole.
+WHOLE_RANGE_DAYS = 30
 
 
 def _digest(*parts: str) -> str:
@@ -97,6 +99,7 @@ class Plan:
     rebuild: tuple[str, ...]
     changed: tuple[str, ...]
     env: dict[str, str]
+    why: str = ""
 
     @property
     def full(self) -> bool:
@@ -124,11 +127,21 @@ def prepare(
         ).fetchall()
     }
     changed = sorted(n for n, node in current.items() if stored.get(n) != node.fingerprint)
-    rebuild = sorted(
-        n
-        for n, node in current.items()
-        if node.materialized == "incremental" and (n in changed or n not in existing)
-    )
+    marts = [n for n, node in current.items() if node.materialized == "incremental"]
+    rebuild = sorted(n for n in marts if n in changed or n not in existing)
+    why = "their definition changed (SQL, seeds, macros or settings)" if rebuild else ""
+    if start is not None and (as_of - start).days + 1 >= WHOLE_RANGE_DAYS and not rebuild:
+        # A long range up to the newest day built: writing every day in one statement equals
+        # writing the range (a day never depends on later data) and costs a third of deleting
+        # and re-inserting it; the days before the range come out as they were.
+        newest = [
+            con.execute(f'select max(day) from {schema}."{m}"').fetchone()[0]
+            for m in marts
+            if m in existing
+        ]
+        if all(day is None or day <= as_of for day in newest):
+            rebuild = sorted(marts)
+            why = f"a range of {(as_of - start).days + 1} days up to the newest: built whole"
     for model in rebuild:
         con.execute(f'drop table if exists {schema}."{model}"')
     env = {
@@ -136,7 +149,7 @@ def prepare(
         "GPULEDGER_WINDOW_START": (start or as_of).isoformat(),
         "GPULEDGER_TEST_START": FULL_TEST_START if rebuild else "",
     }
-    return Plan(tuple(rebuild), tuple(changed), env)
+    return Plan(tuple(rebuild), tuple(changed), env, why)
 
 
 def record(con: duckdb.DuckDBPyConnection, current: dict[str, Node]) -> None:

@@ -63,8 +63,8 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
         plan = incremental.prepare(con, current, as_of, start)
     if plan.full:
         context.log.info(
-            f"rebuilding {len(plan.rebuild)} per-day marts over every day, their definition "
-            f"changed (SQL, seeds, macros or settings): {', '.join(plan.rebuild)}"
+            f"rebuilding {len(plan.rebuild)} per-day marts over every day, {plan.why}: "
+            f"{', '.join(plan.rebuild)}"
         )
     os.environ.update(plan.env)
     # dbt's per-run target folder (manifest, run results, logs) lives with the warehouse, and only

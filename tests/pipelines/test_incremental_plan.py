@@ -1,0 +1,87 @@
+"""When a build of the per-day marts writes its window, and when it rebuilds them whole."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import duckdb
+
+from pipelines import incremental
+from pipelines.defs.resources import DBT_PROJECT
+from pipelines.incremental import Node
+
+D = date(2026, 8, 22)
+
+
+def warehouse(newest: date = D) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute("create schema marts")
+    for t in ("fct_offers", "fct_costs"):
+        con.execute(f"create table marts.{t} as select date '2026-08-01' + cast(i as integer) as day "
+                    f"from range(0, {(newest - date(2026, 8, 1)).days + 1}) t(i)")  # fmt: skip
+    return con
+
+
+NODES = {
+    "fct_offers": Node("a", True, "model", "incremental"),
+    "fct_costs": Node("b", True, "model", "incremental"),
+    "stg_prices": Node("c", False, "model", "view"),
+    "workload_classes": Node("d", False, "seed", "seed"),
+}
+
+
+def tables(con) -> set[str]:
+    rows = con.execute("select table_name from information_schema.tables "
+                       "where table_schema = 'marts'").fetchall()  # fmt: skip
+    return {r[0] for r in rows}
+
+
+def test_first_build_rebuilds_everything_and_then_only_the_changed_marts():
+    con = warehouse()
+    first = incremental.prepare(con, NODES, D)  # nothing recorded yet
+    assert first.rebuild == ("fct_costs", "fct_offers") and first.full
+    assert first.env["GPULEDGER_TEST_START"] == incremental.FULL_TEST_START
+    incremental.record(con, NODES)
+    con.execute("create table marts.fct_offers as select date '2026-08-22' as day")
+    con.execute("create table marts.fct_costs as select date '2026-08-22' as day")
+    day = incremental.prepare(con, NODES, D)
+    assert day.rebuild == () and not day.full and day.changed == ()
+    assert day.env == {"GPULEDGER_AS_OF": "2026-08-22", "GPULEDGER_WINDOW_START": "2026-08-22",
+                       "GPULEDGER_TEST_START": ""}  # fmt: skip
+    assert day.args() == ["--exclude", "resource_type:unit_test"]  # no SQL changed
+    # a seed the costs are built from changes: its fingerprint and the costs' change
+    edited = {**NODES, "workload_classes": Node("d2", False, "seed", "seed"),
+              "fct_costs": Node("b2", True, "model", "incremental")}  # fmt: skip
+    plan = incremental.prepare(con, edited, D)
+    assert plan.rebuild == ("fct_costs",) and plan.changed == ("fct_costs", "workload_classes")
+    assert tables(con) == {"fct_offers"}  # dropped, so dbt builds it over every day
+    assert plan.args() == []  # unit tests run
+
+
+def test_a_long_range_up_to_the_newest_day_is_built_whole_a_short_one_is_not():
+    con = warehouse()
+    incremental.record(con, NODES)
+    short = incremental.prepare(con, NODES, D, start=date(2026, 8, 20))
+    assert short.rebuild == () and short.env["GPULEDGER_WINDOW_START"] == "2026-08-20"
+    long = incremental.prepare(con, NODES, D, start=date(2026, 6, 1))
+    assert long.rebuild == ("fct_costs", "fct_offers") and "up to the newest" in long.why
+    # later days already built: rebuilding whole through D would lose them, so the range is
+    # written incrementally
+    con2 = warehouse(newest=date(2026, 8, 30))
+    incremental.record(con2, NODES)
+    kept = incremental.prepare(con2, NODES, D, start=date(2026, 6, 1))
+    assert kept.rebuild == () and tables(con2) == {"fct_offers", "fct_costs"}
+
+
+def test_fingerprints_of_the_project_follow_what_each_mart_is_built_from():
+    fps = incremental.fingerprints(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
+    daily = {n for n, node in fps.items() if node.daily}
+    assert daily == {
+        "fct_gpu_offers_daily", "fct_workload_costs_daily", "fct_gpu_rankings_daily",
+        "fct_gpu_price_rankings_daily", "fct_rank_changes", "fct_alert_candidates",
+        "fct_class_leaders_daily", "fct_coverage_daily", "fct_provider_spread_daily",
+        "fct_api_break_even_daily",
+    }  # fmt: skip
+    assert all(fps[n].materialized == "incremental" for n in daily)
+    assert fps["workload_classes"].kind == "seed" and fps["dim_gpu"].materialized == "table"
+    assert len({node.fingerprint for node in fps.values()}) == len(fps)
