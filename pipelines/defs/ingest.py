@@ -10,9 +10,10 @@ from datetime import UTC, datetime, timedelta
 from types import ModuleType
 
 import dagster as dg
+from dagster_duckdb import DuckDBResource
 
 import sources
-from pipelines.defs.resources import GpuledgerResource
+from pipelines.defs.resources import GpuledgerResource, warehouse_connection
 from pipelines.ingest import ingest_source
 from warehouse import db
 
@@ -138,10 +139,9 @@ INGEST_ASSETS = [build_ingest_asset(m) for m in sources.REGISTRY.values()]
         for key in RAW_TABLE_KEYS
     ]
 )
-def raw_tables(gpuledger: GpuledgerResource):
+def raw_tables(duckdb: DuckDBResource):
     """The raw tables as the dbt sources see them, with row counts per table."""
-    con = db.connect(gpuledger.paths.db_path)
-    try:
+    with warehouse_connection(duckdb) as con:
         db.ensure_raw_schema(con)
         counts = {
             key: con.execute(f"select count(*) from {'.'.join(key.path)}").fetchone()[0]
@@ -151,8 +151,6 @@ def raw_tables(gpuledger: GpuledgerResource):
             "select source, count(*) filter (where success), count(*) filter (where not success) "
             "from raw.snapshot_validations group by 1 order by 1"
         ).fetchall()
-    finally:
-        con.close()
     for key, n in counts.items():
         metadata = {"dagster/row_count": n}
         if key.path[-1] == "snapshot_validations":

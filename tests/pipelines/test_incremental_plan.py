@@ -17,8 +17,9 @@ def warehouse(newest: date = D) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     con.execute("create schema marts")
     for t in ("fct_offers", "fct_costs"):
-        con.execute(f"create table marts.{t} as select date '2026-08-01' + cast(i as integer) as day "
-                    f"from range(0, {(newest - date(2026, 8, 1)).days + 1}) t(i)")  # fmt: skip
+        days = (newest - date(2026, 8, 1)).days + 1
+        con.execute(f"create table marts.{t} as select date '2026-08-01' + cast(i as integer) "
+                    f"as day from range(0, {days}) t(i)")  # fmt: skip
     return con
 
 
