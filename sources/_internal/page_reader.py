@@ -171,7 +171,8 @@ def gpu_name(text: str, settings: Settings) -> str | None:
         return None
     short = _MONEY.sub("", _COUNT_SUFFIX.sub("", _COUNT_PREFIX.sub("", text))).strip(" -–:|,")
     short = _GENERIC_TAIL.sub("", short).strip()
-    if len(short.split()) <= 6 and not _COUNT_WORDS.search(short) and gpu_mentions(short):
+    plain = not _MONEY.search(text) and not NOT_A_PRICE.search(text)  # no price text in it
+    if plain and len(short.split()) <= 6 and not _COUNT_WORDS.search(short) and gpu_mentions(short):
         return short
     m = found[0]
     start = m.start()
@@ -371,9 +372,13 @@ def interpret(
     problems: list[tuple[str, str]] = []
     refusals: list[tuple[str, str]] = []
     context_model = None
-    for i, cell in enumerate(block.cells):
+    # the GPU's own cell last, and only when no other cell priced the offer ("NVIDIA H100 80GB -
+    # $2.49/hr" as one line of a card)
+    order = [i for i in range(len(block.cells)) if i != gpu_i] + [gpu_i]
+    for i in order:
+        cell = block.cells[i]
         meaning = meanings[i]
-        if i == gpu_i and meaning != "price":
+        if i == gpu_i and meaning != "price" and (offers or not money_in(cell, None)):
             continue
         if meaning in ("memory", "ram", "count", "vcpus", "bandwidth", "fp8_tflops", "fp16_tflops",
                        "input_price", "output_price", "currency"):  # fmt: skip
@@ -430,6 +435,11 @@ def interpret(
         price = money.amount * count if basis == "per_gpu" else money.amount
         offers[model] = Offer(name, count, model, round(price, 6), money.currency, memory,
                               vcpus, ram, qualifier, offer_id)  # fmt: skip
+    refusal = NOT_A_PRICE.search(gpu_cell)
+    if not offers and not problems and not refusals and refusal and len(gpu_cell) < 80:
+        refusals.append(
+            ("price", gpu_cell[refusal.start() :].strip())
+        )  # "NVIDIA B200 - Contact us"
     if not offers and not problems:
         problems = refusals
     errors = [

@@ -273,3 +273,13 @@ def test_providers_add_writes_nothing_for_a_page_with_no_prices(tmp_path):
                 str(page), env={"GPULEDGER_PRICE_PAGES": str(path)})  # fmt: skip
     assert done.returncode == 1 and "no GPU prices found" in done.stderr
     assert "nothing written" in done.stderr and path.read_text() == "providers:\n"
+
+
+def test_cards_whose_one_line_names_the_gpu_and_its_price():
+    page = b"""<div class='g'><div class='c'><p>NVIDIA H100 80GB - $2.49/hr</p></div>
+    <div class='c'><p>NVIDIA A100 40GB - from $1.10/hr</p></div>
+    <div class='c'><p>NVIDIA B200 - Contact us</p></div></div>"""
+    result = price_page.parse_with(AUTO, page, "https://acme.test/p", T)
+    assert [(r.gpu_name_raw, r.price_per_hour, r.price_qualifier) for r in result.records] == [
+        ("NVIDIA H100 80GB", 2.49, None), ("NVIDIA A100 40GB", 1.1, "from")]  # fmt: skip
+    assert [e.reason for e in result.row_errors] == ["no price for NVIDIA B200: 'Contact us'"]
