@@ -144,10 +144,12 @@ def results_csv(text: str, ctx: Context) -> list[BenchmarkRun]:
                 "vllm benchmark_serving (csv)",
                 model_id=d.get("model_id") or None,
                 scenario="online",
-                input_len=num(d.get("isl"))
-                or (in_tok / completed if in_tok and completed else None),
-                output_len=num(d.get("osl"))
-                or (out_tok / completed if out_tok and completed else None),
+                # the tokens the completed requests really had, as the JSON reports are read;
+                # `isl`/`osl` are what was asked for (a server may stop a reply early)
+                input_len=(in_tok / completed if in_tok and completed else None)
+                or num(d.get("isl")),
+                output_len=(out_tok / completed if out_tok and completed else None)
+                or num(d.get("osl")),
                 concurrency=num(d.get("max_concurrency")) or num(d.get("conc")),
                 request_rate=request_rate(d.get("request_rate")),
                 attempted=whole(d.get("num_prompts")),

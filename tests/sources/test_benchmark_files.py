@@ -300,6 +300,34 @@ def test_results_csv_flattenings():
     assert len(result.benchmark_runs) == 15
 
 
+def test_results_csv_lengths_are_what_the_completed_requests_had():
+    """`isl`/`osl` are what was asked for; the server may stop replies early. The row of
+    results.csv asking 32,784 output tokens completed 380 of 500 requests with 13,680 output
+    tokens in all (36 a request), and the 2,048-token row got 269,296 over 500 (538.6)."""
+    result = runs("benchmarks/vllm_dstack/pd_ratio_8xH200_sglang_gpt-oss-120b/results.csv")
+    by_ref = {r.run_ref: r for r in result.benchmark_runs}
+    long_ask = by_ref["line 5"]
+    assert (long_ask.attempted, long_ask.completed, long_ask.failed) == (500, 380, 120)
+    assert long_ask.output_len == pytest.approx(13680 / 380)
+    assert long_ask.input_len == pytest.approx(777966 / 380)
+    assert long_ask.output_tokens_per_s == pytest.approx(7.549799359779454)
+    asked_2048 = by_ref["line 4"]
+    assert asked_2048.output_len == pytest.approx(269296 / 500)
+    assert asked_2048.input_len == pytest.approx(1023101 / 500)
+    # a run also exported as its JSON in raw_data/ (1 prefill, 3 decode workers, 2048 in, 128
+    # asked out, 33,584 given): the same lengths as the JSON's, so the warehouse keeps it once
+    csv_run = by_ref["line 18"]
+    json_run = one(
+        "benchmarks/vllm_dstack/pd_ratio_8xH200_sglang_gpt-oss-120b/raw_data/"
+        "1p3d_conc128_in2048_out128_20250923_033738.json"
+    )
+    assert csv_run.output_len == pytest.approx(33584 / 500)
+    assert (json_run.input_len, json_run.output_len) == pytest.approx(
+        (csv_run.input_len, csv_run.output_len)
+    )
+    assert json_run.output_tokens_per_s == pytest.approx(csv_run.output_tokens_per_s)
+
+
 GPULEDGER_CSV = (
     (
         "measured_at,run_kind,model,params_b,precision,gpu,gpu_count,output_unit,"
