@@ -197,6 +197,8 @@ def run_efficiencies(runs: list[dict], models: dict, specs: dict, catalog: dict,
                 and r["input_len"] is not None and r["input_len"] >= 0
                 and (r["output_len"] or 0) > 0):  # fmt: skip
             continue
+        if r["success_rate"] is not None and r["success_rate"] < 0.99:
+            continue  # over 1 % of its requests failed: not a measure of the GPUs' capacity
         if r["concurrency"] and r["concurrency"] > 0:
             batch, source = r["concurrency"], "concurrency"
         elif r["request_rate"] and (r["e2e_mean_ms"] or r["e2e_p50_ms"]):
