@@ -116,13 +116,13 @@ _RESULTS_CSV_ALIASES = {
 }  # fmt: skip
 
 
-def results_csv(text: str, ctx: Context) -> list[BenchmarkRun]:
+def results_csv(text: str, ctx: Context) -> list[BenchmarkRun | RowProblem]:
     """CSV tables of vLLM benchmark results, one run a row: columns named like the JSON keys
     (`output_throughput`, `median_ttft_ms` ...), the console labels ("Output token throughput
     (tok/s)"), or the throughput script's (`batch_size`, `tokens_per_second`), with an optional
     `gpu` column ("8xH100 ...") and `model_id`."""
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
-    runs = []
+    runs, offline = [], []
     for n, row in enumerate(reader, start=2):
         d = {}
         for key, value in row.items():
@@ -195,6 +195,46 @@ def results_csv(text: str, ctx: Context) -> list[BenchmarkRun]:
         else:
             raise ParseError(ctx.where, "header", "no throughput column in this results CSV")
         runs.append(run)
+        offline.append((len(runs) - 1, n, d))
     if not runs:
         raise ParseError(ctx.where, "rows", "results CSV without rows")
-    return runs
+    return _without_replica_projections(runs, offline)
+
+
+def _without_replica_projections(
+    runs: list[BenchmarkRun], rows: list[tuple[int, int, dict]]
+) -> list[BenchmarkRun | RowProblem]:
+    """A throughput row that is another row of the same table times k (k times the GPUs and the
+    tokens in the very same elapsed time or latency, lengths and batch) is a projection of k
+    copies of that run, not a measurement on k times the GPUs: dstack's "8xMi300x 2FP8-amd" rows
+    are twice the "4xMi300x 1FP8-amd" rows. It is kept as a row error naming its source row."""
+    measured = {}
+    for i, n, d in rows:
+        run = runs[i]
+        if run.format != "results_csv" or run.scenario != "offline" or not run.gpu_count:
+            continue
+        elapsed = d.get("elapsed_time") or d.get("end_to_end_latency")
+        key = (d.get("input_len"), d.get("output_len"), d.get("batch_size"), elapsed)
+        measured.setdefault(key, []).append((i, n, d))
+    out: list[BenchmarkRun | RowProblem] = list(runs)
+    for same in measured.values():
+        for i, n, d in same:
+            # in the same time, k times the tokens is k times the tokens per second
+            tokens = num(d.get("total_num_tokens")) or num(d.get("tokens_per_second"))
+            for j, m, e in same:
+                base_tokens = num(e.get("total_num_tokens")) or num(e.get("tokens_per_second"))
+                k, rest = divmod(runs[i].gpu_count, runs[j].gpu_count)
+                if (
+                    j == i or k < 2 or rest or not tokens or not base_tokens
+                    or abs(tokens / base_tokens - k) > 1e-6 * k
+                ):  # fmt: skip
+                    continue
+                out[i] = RowProblem(
+                    f"line {n}",
+                    f"derived, not measured: {k} copies of line {m}'s {runs[j].gpu_count}-GPU "
+                    f"run ({k}x its tokens in the same "
+                    f"{d.get('elapsed_time') or d.get('end_to_end_latency')} s)",
+                    json.dumps(d),
+                )
+                break
+    return out

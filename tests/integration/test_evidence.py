@@ -28,7 +28,9 @@ def test_most_real_runs_are_resolved_and_most_ranked_cells_rest_on_them(demo):
                   count(*) filter (where is_resolved)
            from marts.fct_benchmark_runs""",
     )
-    assert runs == [(677, 618)]  # 91.3 % of the runs on GPUs (266 of 648 before issue 14)
+    # 90.7 % of the runs on GPUs (266 of 648 before issue 14; 618 of 677 before the 45 projected
+    # rows of dstack's CSVs were refused: they were resolved, so the share fell from 91.3 %)
+    assert runs == [(632, 573)]
     why = dict(
         query(
             demo,

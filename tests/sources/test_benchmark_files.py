@@ -300,6 +300,35 @@ def test_results_csv_flattenings():
     assert len(result.benchmark_runs) == 15
 
 
+def test_results_csv_rows_projected_from_another_row_are_not_runs():
+    """dstack's "8xMi300x 2FP8-amd" rows are its "4xMi300x 1FP8-amd" rows doubled (two copies of
+    the 4-GPU run: the same elapsed time, twice the tokens): row errors naming their source."""
+    result = runs(
+        "benchmarks/vllm_dstack/h100sxm5_vs_mi300x_llama3.1-405b-fp8/csv_data/"
+        "throughput_comparsion.csv"
+    )
+    assert (len(result.benchmark_runs), len(result.row_errors)) == (74, 19)
+    first = result.row_errors[0]
+    assert first.row_ref == "line 76" and json.loads(first.raw)["gpu"] == "8xMi300x 2FP8-amd"
+    assert first.reason == (
+        "derived, not measured: 2 copies of line 57's 4-GPU run "
+        "(2x its tokens in the same 94.17381532 s)"
+    )
+    source = next(r for r in result.benchmark_runs if r.run_ref == "line 57")
+    assert (source.gpu_name_raw, source.gpu_count, source.output_len) == ("Mi300x", 4, 2048.0)
+    assert source.total_tokens_per_s == pytest.approx(92.42484198)
+    # every 8-GPU row of the table is a projection; the 8-GPU "1FP8" rows are measurements
+    assert {json.loads(e.raw)["gpu"] for e in result.row_errors} == {"8xMi300x 2FP8-amd"}
+    assert sum(r.gpu_count == 8 and r.gpu_name_raw.lower().startswith("mi300") for r in
+               result.benchmark_runs) == 38  # fmt: skip
+    # the curve table holds the same projection, found by its end-to-end latency
+    curve = runs(
+        "benchmarks/vllm_dstack/h100sxm5_vs_mi300x_llama3.1-405b-fp8/csv_data/"
+        "throughput_latency_curve.csv"
+    )
+    assert (len(curve.benchmark_runs), len(curve.row_errors)) == (74, 19)
+
+
 def test_results_csv_lengths_are_what_the_completed_requests_had():
     """`isl`/`osl` are what was asked for; the server may stop replies early. The row of
     results.csv asking 32,784 output tokens completed 380 of 500 requests with 13,680 output
