@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from pipelines.event_storage import open_instance
 from warehouse import db, publish
 from warehouse.paths import Paths, prepare_environment
 
@@ -66,7 +67,7 @@ def run_refresh(
         "progress": {"config": {"enabled": progress}},
         "run_log": {"config": {"path": str(log_path)}},
     }
-    with contextlib.ExitStack() as quiet, dg.DagsterInstance.get() as instance:
+    with contextlib.ExitStack() as quiet, open_instance() as instance:
         if progress and not verbose:  # dbt's own output (dagster-dbt echoes it) into the log file
             log_file = quiet.enter_context(log_path.open("a", encoding="utf-8"))
             quiet.enter_context(contextlib.redirect_stdout(log_file))

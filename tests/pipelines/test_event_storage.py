@@ -1,0 +1,112 @@
+"""The batched event storage records exactly what Dagster's own SQLite storage records: the same
+events, the same partition status (materialized and failed days), readable by the plain storage."""
+
+import sqlite3
+from pathlib import Path
+
+import dagster as dg
+import pytest
+from dagster._core.instance.ref import InstanceRef
+
+from pipelines import event_storage
+
+DAYS = dg.DailyPartitionsDefinition(start_date="2026-08-01", end_offset=0)
+
+
+@dg.asset(partitions_def=DAYS, backfill_policy=dg.BackfillPolicy.single_run())
+def day_rows(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+    if context.run.tags.get("fail") == "yes":
+        raise RuntimeError("the day cannot be built")
+    return dg.MaterializeResult(metadata={"days": len(context.partition_keys)})
+
+
+@dg.asset(partitions_def=DAYS, backfill_policy=dg.BackfillPolicy.single_run(), deps=[day_rows])
+def day_summary(context: dg.AssetExecutionContext) -> None:
+    return None
+
+
+JOB = dg.define_asset_job("days", selection=[day_rows, day_summary])
+DEFS = dg.Definitions(assets=[day_rows, day_summary], jobs=[JOB])
+
+
+def _run(instance: dg.DagsterInstance, start: str, end: str, fail: bool = False) -> bool:
+    tags = {
+        "dagster/asset_partition_range_start": start,
+        "dagster/asset_partition_range_end": end,
+    }
+    if fail:
+        tags["fail"] = "yes"
+    result = DEFS.resolve_job_def("days").execute_in_process(
+        instance=instance, tags=tags, raise_on_error=False
+    )
+    return result.success
+
+
+def _status(instance: dg.DagsterInstance) -> dict:
+    out = {}
+    for key in (day_rows.key, day_summary.key):
+        keys = DAYS.get_partition_keys_in_range(dg.PartitionKeyRange("2026-08-01", "2026-08-15"))
+        by_day = instance.get_status_by_partition(key, keys, DAYS)
+        out[key.to_user_string()] = (
+            sorted(instance.get_materialized_partitions(key)),
+            instance.get_latest_materialization_event(key).dagster_event.partition,
+            sorted(
+                day
+                for day, status in by_day.items()
+                if status is not None and status.value == "FAILED"
+            ),
+            sorted(day for day, status in by_day.items() if status is None),
+        )
+    return out
+
+
+def _rows(home: Path) -> list[tuple]:
+    con = sqlite3.connect(home / "history" / "runs" / "index.db")
+    try:
+        return con.execute(
+            """select dagster_event_type, asset_key, partition, count(*) from event_logs
+               group by 1, 2, 3 order by 1, 2, 3"""
+        ).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.fixture
+def homes(tmp_path, monkeypatch):
+    monkeypatch.setenv("DAGSTER_EVENT_BATCH_SIZE", "5")  # several batches per range
+    plain, batched = tmp_path / "plain", tmp_path / "batched"
+    for home in (plain, batched):
+        home.mkdir()
+        (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    return plain, batched
+
+
+def test_a_range_is_recorded_as_dagsters_own_storage_records_it(homes):
+    plain_home, batched_home = homes
+    with (
+        dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(plain_home))) as plain,
+        event_storage.open_instance(batched_home) as batched,
+    ):
+        assert isinstance(batched.event_log_storage, event_storage.BatchedSqliteEventLogStorage)
+        assert not isinstance(plain.event_log_storage, event_storage.BatchedSqliteEventLogStorage)
+        for instance in (plain, batched):
+            assert _run(instance, "2026-08-01", "2026-08-12")
+            assert not _run(instance, "2026-08-13", "2026-08-14", fail=True)
+        expected_days = [f"2026-08-{d:02d}" for d in range(1, 13)]
+        failed = ["2026-08-13", "2026-08-14"]  # the failed run's days, in the UI's status
+        assert _status(batched) == _status(plain)
+        assert _status(batched) == {
+            "day_rows": (expected_days, "2026-08-12", failed, ["2026-08-15"]),
+            "day_summary": (expected_days, "2026-08-12", failed, ["2026-08-15"]),
+        }
+    rows = _rows(batched_home)
+    assert rows == _rows(plain_home)
+    # 12 days x 2 assets materialized; planned for all 14 days (the failed run's too)
+    counts = {}
+    for event_type, _, _, n in rows:
+        counts[event_type] = counts.get(event_type, 0) + n
+    assert counts["ASSET_MATERIALIZATION"] == 24
+    assert counts["ASSET_MATERIALIZATION_PLANNED"] == 28
+    # the plain storage (what `dagster dev` opens) reads the batched files
+    with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(batched_home))) as reader:
+        assert sorted(reader.get_materialized_partitions(day_rows.key))[-1] == "2026-08-12"
