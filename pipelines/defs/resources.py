@@ -75,10 +75,20 @@ def warehouse_connection(duckdb_resource) -> Iterator:
             con.close()
 
 
+class DbtWithoutAdapter(DbtCliResource):
+    """dagster-dbt's dbt resource, less the handle on dbt's adapter it opens in this process
+    before every dbt command (loading the project's macros and manifest: ~2 s a command, two
+    commands a run). The handle serves only `fetch_row_counts()` and `fetch_column_metadata()`,
+    which gpuledger does not call; dbt itself runs as a child process, as before."""
+
+    def _initialize_dbt_core_adapter(self, args):
+        return None
+
+
 def dbt_resource() -> DbtCliResource:
     # The dbt next to this interpreter, so a venv works without being on PATH.
     beside = Path(sys.executable).parent / "dbt"
-    return DbtCliResource(
+    return DbtWithoutAdapter(
         project_dir=DBT_PROJECT,
         profiles_dir=str(wpaths.DBT_PROJECT_DIR),
         dbt_executable=str(beside) if beside.exists() else "dbt",
