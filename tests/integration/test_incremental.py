@@ -80,6 +80,14 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     # the same day again: nothing changes, no alert is recorded twice
     refresh(demo_copy, NEXT)
     assert differences(incremental, snapshot(demo_copy, tmp_path / "rerun")) == {}
+    # both dbt commands of the rerun took up the warehouse's parse state (dbt would otherwise
+    # parse the whole project anew: the state `make manifest` wrote has another profile)
+    assert (demo_copy.home / "partial_parse.msgpack").exists()
+    reruns = sorted((demo_copy.home / "dbt_runs").iterdir())[-2:]
+    assert ["Unable to do partial parsing" in (run / "dbt.log").read_text() for run in reruns] == [
+        False,
+        False,
+    ]
     # forget what was built: every per-day mart is rebuilt over every day through NEXT
     con = duckdb.connect(str(demo_copy.db_path))
     con.execute("delete from ops.dbt_fingerprints")
