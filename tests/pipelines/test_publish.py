@@ -98,6 +98,16 @@ def test_a_view_that_does_not_answer_is_not_published(tmp_path):
     assert read_price(paths.published_db_path) == 2.95
 
 
+def test_the_published_copy_is_the_checkpointed_working_file_byte_for_byte(tmp_path):
+    paths = Paths(tmp_path)
+    working_db(paths, 2.95)
+    publication = publish.publish(paths, DAY, "run-1")
+    published = paths.published_db_path.read_bytes()
+    assert published == paths.db_path.read_bytes()  # after CHECKPOINT the file is the database
+    assert publication.size_bytes == len(published) > 0
+    assert paths.published_db_path.stat().st_mode & 0o777 == 0o444
+
+
 def test_disk_full_while_copying_leaves_the_published_copy_and_no_debris(tmp_path, monkeypatch):
     paths = Paths(tmp_path)
     working_db(paths, 2.95)
