@@ -4,12 +4,12 @@ events of a day range in one transaction.
 A run over a range of days records, for every partitioned asset, one planned and one
 materialization event per day (Dagster's partition status needs them; a failed day is marked
 failed by them). Dagster's SQLite event storage writes each event on a new connection with a
-commit of its own: on the demo's 166-day run that was 6,972 events and 66 s of a 2 min run. Dagster
-hands such events over in batches when `DAGSTER_EVENT_BATCH_SIZE` is set (its storages for
-hosted deployments write a batch at once; the SQLite one writes them one by one). This storage
-writes a batch of asset events in one transaction on each database (the run's and the index):
-the same rows, in the same tables, as one by one. The files stay Dagster's format, so `dagster
-dev` (which opens them with the plain storage) reads them as ever.
+commit of its own: on the demo's range run that was 6,972 events and about 66 s of a 2 min
+run. Dagster hands such events over in batches when `DAGSTER_EVENT_BATCH_SIZE` is set (its
+storages for hosted deployments write a batch at once; the SQLite one writes them one by one).
+This storage writes a batch of asset events in one transaction on each database (the run's and
+the index): the same rows, in the same tables, as one by one. The files stay Dagster's format,
+so `dagster dev` (which opens them with the plain storage) reads them as ever.
 """
 
 from __future__ import annotations
