@@ -62,6 +62,37 @@ def test_most_real_runs_are_resolved_and_most_ranked_cells_rest_on_them(demo):
     assert weak == {"lora-finetune-8b", "chat-8b", "chat-70b-latency"}
 
 
+def test_a_printed_report_and_its_csv_are_one_measurement(demo):
+    """dstack's TGI-vs-vLLM folder holds each stack's vLLM benchmark_serving console report
+    (27 TGI and 23 vLLM runs) and a CSV of 12 of its blocks: the CSV rows are the same
+    measurements, kept once (duplicate_of the console run with the same stack, lengths,
+    concurrency and throughput), so they neither calibrate twice nor predict their own twin."""
+    folder = "benchmarks/vllm_dstack/amd_tgi_vs_vllm_MI300X/"
+    twins = query(
+        demo,
+        """select d.serving_stack, c.serving_stack, c.file_path, count(*),
+                  count(*) filter (where d.output_tokens_per_s = c.output_tokens_per_s
+                                   and d.concurrency is not distinct from c.concurrency)
+           from marts.fct_benchmark_runs as d
+           join marts.fct_benchmark_runs as c on c.run_key = d.duplicate_of
+           where d.file_path like ? group by all order by 1""",
+        [folder + "%"],
+    )
+    assert twins == [
+        ("tgi", "tgi", folder + "raw_data__tgi_raw.txt", 12, 12),
+        ("vllm", "vllm", folder + "raw_data__vllm_raw.txt", 12, 12),
+    ]
+    # the console runs themselves are canonical, and only they reach the calibration
+    calibrating = query(
+        demo,
+        """select count(*) filter (where file_path like '%raw.txt'),
+                  count(*) filter (where file_path like '%short.csv')
+           from marts.fct_benchmark_run_efficiency where file_path like ?""",
+        [folder + "%"],
+    )
+    assert calibrating == [(50, 0)]
+
+
 def test_a_new_run_changes_the_grade_of_exactly_its_cells(demo_build, tmp_path):
     """MLPerf's stable-diffusion-xl result of HPE's 4 x H100 NVL (MLCommons v4.1), the first
     image run on an H100 NVL 94 GB: that kind's image cell turns calibrated; nothing else does."""

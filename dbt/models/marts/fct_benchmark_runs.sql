@@ -9,11 +9,12 @@
 --     as published, e.g. gpt-oss in MXFP4).
 --   success_rate: completed / attempted where the tool counted both; else goodput / request
 --     throughput where it measured goodput; else null (the tool did not count failures).
---   A run exported twice (the JSON and a CSV flattening of it, AIPerf's JSON and CSV) is kept
---   once: rows of the same tool with the same model size, precision, GPU, count, lengths,
+--   A run exported twice (the JSON and a CSV flattening of it, AIPerf's JSON and CSV, vLLM's
+--   printed report and a CSV of it) is kept once: rows of the same tool (whatever its output
+--   format) and serving stack with the same model size, precision, GPU, count, lengths,
 --   concurrency, request rate and output throughput
---   (to 0.1 tok/s) are one measurement; the richer format (JSON before CSV) is canonical and the
---   others point to it through duplicate_of.
+--   (to 0.1 tok/s) are one measurement; the richer format (JSON or the printed report before
+--   CSV) is canonical and the others point to it through duplicate_of.
 with accepted as (
     select *
     from ({{ accepted_rows(ref('stg_benchmark_runs'), 'benchmark_runs') }})
@@ -78,7 +79,8 @@ keyed as (
         end as success_rate,
         row_number() over (
             partition by
-                regexp_replace(tool, ' \(csv\)$', ''),
+                regexp_replace(tool, ' \((csv|console)\)$', ''),
+                serving_stack,
                 model_params_b,
                 precision,
                 coalesce(gpu_id, gpu_name_raw),
@@ -89,7 +91,8 @@ keyed as (
         ) as measurement_rank,
         first_value(run_key) over (
             partition by
-                regexp_replace(tool, ' \(csv\)$', ''),
+                regexp_replace(tool, ' \((csv|console)\)$', ''),
+                serving_stack,
                 model_params_b,
                 precision,
                 coalesce(gpu_id, gpu_name_raw),
