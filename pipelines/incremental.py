@@ -8,8 +8,9 @@ checksum dbt keeps of its file, of every model and seed it is built from (recurs
 macros and of dbt_project.yml. The fingerprints of the last successful build are stored in the
 warehouse (`ops.dbt_fingerprints`); before a build, a mart whose fingerprint differs (or that was
 never built by this code) is dropped, so dbt builds it over every day, and the build's data tests
-then check whole tables instead of the window. Raw data is not in the fingerprint: data that
-arrives late for past days is built with `gpuledger backfill` over those days.
+then check whole tables instead of the window (as they do when a view over the marts changed).
+Raw data is not in the fingerprint: data that arrives late for past days is built with
+`gpuledger backfill` over those days.
 
 Every model and seed has a fingerprint, so a day's build also leaves out the unit tests when no
 SQL, seed or setting changed (they test the SQL, not the data). Views and seeds are re-created on
@@ -147,7 +148,9 @@ def prepare(
     env = {
         "GPULEDGER_AS_OF": as_of.isoformat(),
         "GPULEDGER_WINDOW_START": (start or as_of).isoformat(),
-        "GPULEDGER_TEST_START": FULL_TEST_START if rebuild else "",
+        # the windowed data tests check every day when a mart was rebuilt or a view over the
+        # marts changed (a view's new definition applies to every day it shows)
+        "GPULEDGER_TEST_START": FULL_TEST_START if rebuild or changed else "",
     }
     return Plan(tuple(rebuild), tuple(changed), env, why)
 

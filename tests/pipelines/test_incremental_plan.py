@@ -59,6 +59,19 @@ def test_first_build_rebuilds_everything_and_then_only_the_changed_marts():
     assert plan.args() == []  # unit tests run
 
 
+def test_a_changed_view_over_the_marts_has_its_data_tests_check_every_day():
+    """The windowed data tests check every day when a view of the build changed, though no mart
+    is rebuilt: the view's new definition applies to every day it shows."""
+    con = warehouse()
+    incremental.record(con, NODES)
+    assert incremental.prepare(con, NODES, D).env["GPULEDGER_TEST_START"] == ""
+    view_changed = {**NODES, "stg_prices": Node("c2", False, "model", "view")}
+    plan = incremental.prepare(con, view_changed, D)
+    assert plan.rebuild == () and plan.changed == ("stg_prices",)
+    assert plan.env["GPULEDGER_TEST_START"] == incremental.FULL_TEST_START
+    assert tables(con) == {"fct_offers", "fct_costs"}  # no mart dropped
+
+
 def test_a_long_range_up_to_the_newest_day_is_built_whole_a_short_one_is_not():
     con = warehouse()
     incremental.record(con, NODES)
