@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import sys
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
+from functools import cached_property
 from pathlib import Path
 
 import dagster as dg
 from dagster_dbt import DbtCliResource, DbtProject
+from packaging import version
 
 from sources._internal.archive import Archive
 from sources._internal.http import HttpClient
@@ -83,6 +86,15 @@ class DbtWithoutAdapter(DbtCliResource):
 
     def _initialize_dbt_core_adapter(self, args):
         return None
+
+    @cached_property
+    def _cli_version(self) -> version.Version:
+        """dagster-dbt asks the executable (`dbt --version`, a child process: ~1 s a command
+        here) only to tell dbt-core from dbt's other engine. The dbt beside this interpreter is
+        this environment's dbt-core; any other executable is still asked."""
+        if Path(self.dbt_executable) == Path(sys.executable).parent / "dbt":
+            return version.parse(importlib.metadata.version("dbt-core"))
+        return super()._cli_version
 
 
 def dbt_resource() -> DbtCliResource:
