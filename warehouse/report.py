@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import time
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -55,7 +56,7 @@ def build(paths: Paths, out: Path | None = None) -> Report:
         "provider-spread": _spread_chart(data["spread"]),
         "coverage": _coverage_chart(data["coverage"], data["day"]),
     }
-    page = _page(data, charts, publish.publication(paths) or {})
+    page = _page(data, charts, publish.publication(paths) or {}, paths.home / "cache")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_text(page, encoding="utf-8")
@@ -353,14 +354,26 @@ def _json_for_script(obj) -> str:
     return json.dumps(obj, default=str).replace("</", "<\\/")
 
 
-def _vega_bundle() -> str:
+def _vega_bundle(cache_dir: Path) -> str:
+    """The Vega and Vega-Lite JavaScript the page inlines (so it renders offline). vl-convert
+    assembles it in about 1.7 s; it depends only on the two versions, so it is kept in the
+    warehouse home's cache folder under their names and assembled again when either changes."""
     import vl_convert
     from altair.utils._importers import vl_version_for_vl_convert
 
-    return vl_convert.javascript_bundle(vl_version=vl_version_for_vl_convert())
+    vl_version = vl_version_for_vl_convert()
+    cached = cache_dir / f"vega-bundle-{vl_convert.__version__}-{vl_version}.js"
+    if cached.exists():
+        return cached.read_text(encoding="utf-8")
+    bundle = vl_convert.javascript_bundle(vl_version=vl_version)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+    tmp.write_text(bundle, encoding="utf-8")
+    tmp.replace(cached)
+    return bundle
 
 
-def _page(data: dict, charts: dict[str, alt.TopLevelMixin], pub: dict) -> str:
+def _page(data: dict, charts: dict[str, alt.TopLevelMixin], pub: dict, cache_dir: Path) -> str:
     specs = {name: chart.to_dict() for name, chart in charts.items()}
     day = data["day"]
     today_alerts = data["day_alerts"]
@@ -380,7 +393,7 @@ th, td {{ border-bottom: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left
 th {{ background: #f4f4f4; }} section {{ margin: 1.5em 0; }} .empty {{ color: #666; }}
 .chart {{ min-height: 120px; }}
 </style>
-<script>{_vega_bundle()}</script>
+<script>{_vega_bundle(cache_dir)}</script>
 </head>
 <body>
 <h1>gpuledger: cheapest GPU per accepted output</h1>
