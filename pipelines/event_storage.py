@@ -10,20 +10,32 @@ storages for hosted deployments write a batch at once; the SQLite one writes the
 This storage writes a batch of asset events in one transaction on each database (the run's and
 the index): the same rows, in the same tables, as one by one. The files stay Dagster's format,
 so `dagster dev` (which opens them with the plain storage) reads them as ever.
+
+The events Dagster hands over one at a time (a day's run: 767, most of them two writes, the
+run's database and the index) each cost a new SQLAlchemy engine and a commit that waits for the
+disk (SQLite's `synchronous=FULL`): about 3.5 s of a day's run over three years of history. This
+storage keeps one engine per database and commits with `synchronous=NORMAL`, which SQLite
+documents as safe for a database in WAL mode (Dagster puts these in WAL mode): a crashed process
+loses nothing and the files stay consistent; a power cut can lose the last events, which a
+rerun of the day writes again (the warehouse, not the event log, holds the data).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import dagster as dg
+import sqlalchemy as db
 from dagster._core.events import ASSET_EVENTS
 from dagster._core.events.log import EventLogEntry
 from dagster._core.instance.ref import InstanceRef
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 from dagster._core.storage.sqlalchemy_compat import db_result
+from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
+from sqlalchemy.pool import NullPool
 
 # events per batch: Dagster flushes a batch at this size or at its end (a range's last day)
 BATCH_SIZE = "2000"
@@ -35,6 +47,31 @@ class BatchedSqliteEventLogStorage(SqliteEventLogStorage):
     @classmethod
     def from_config_value(cls, inst_data, config_value):
         return cls(inst_data=inst_data, **config_value)
+
+    @contextmanager
+    def _connect(self, shard: str) -> Iterator[db.Connection]:
+        # as SqliteEventLogStorage._connect, but the engine is made once per database
+        with self._db_lock:
+            engines = self.__dict__.setdefault("_engines", {})
+            engine = engines.get(shard)
+            if engine is None:
+                engine = db.create_engine(
+                    self.conn_string_for_shard(shard),
+                    poolclass=NullPool,
+                    connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS},
+                )
+                db.event.listen(engine, "connect", _commit_without_waiting_for_the_disk)
+                if shard not in self._initialized_dbs:
+                    self._initdb(engine)
+                    self._initialized_dbs.add(shard)
+                engines[shard] = engine
+            with engine.connect() as conn, conn.begin():
+                yield conn
+
+    def dispose(self) -> None:
+        for engine in self.__dict__.pop("_engines", {}).values():
+            engine.dispose()
+        super().dispose()
 
     def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
         asset_events = [
@@ -65,6 +102,10 @@ class BatchedSqliteEventLogStorage(SqliteEventLogStorage):
         for event in events:
             if not (event.is_dagster_event and event.dagster_event_type in ASSET_EVENTS):
                 self.store_event(event)
+
+
+def _commit_without_waiting_for_the_disk(dbapi_connection, _record) -> None:
+    dbapi_connection.execute("PRAGMA synchronous=NORMAL")
 
 
 def open_instance(dagster_home: Path | None = None) -> dg.DagsterInstance:

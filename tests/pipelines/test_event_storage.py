@@ -110,3 +110,24 @@ def test_a_range_is_recorded_as_dagsters_own_storage_records_it(homes):
     # the plain storage (what `dagster dev` opens) reads the batched files
     with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(batched_home))) as reader:
         assert sorted(reader.get_materialized_partitions(day_rows.key))[-1] == "2026-08-12"
+
+
+def test_one_engine_per_database_committing_in_wal_mode_without_waiting_for_the_disk(homes):
+    _, batched_home = homes
+    with event_storage.open_instance(batched_home) as instance:
+        assert _run(instance, "2026-08-01", "2026-08-02")
+        storage = instance.event_log_storage
+        with storage.index_connection() as conn:
+            first = conn.engine
+            mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+            sync = conn.exec_driver_sql("PRAGMA synchronous").scalar()
+        with storage.index_connection() as conn:
+            assert conn.engine is first  # made once, not per event
+        # WAL (Dagster's own setting for these files) and NORMAL (1): SQLite's documented safe
+        # pairing; FULL (2) would wait for the disk on every event
+        assert (mode, sync) == ("wal", 1)
+    plain = sqlite3.connect(batched_home / "history" / "runs" / "index.db")
+    try:
+        assert plain.execute("PRAGMA journal_mode").fetchone() == ("wal",)  # kept in the file
+    finally:
+        plain.close()
