@@ -4,7 +4,8 @@
     build, or one after the pipeline dropped a mart whose SQL, seeds, macros or settings changed
     (pipelines/incremental.py), is not incremental and writes every day. -#}
 {% macro window_start() -%}
-    {%- set day = var('start_date', none) or env_var('GPULEDGER_WINDOW_START', '') -%}
+    {#- read when a node runs, not at parse time (see as_of_date) -#}
+    {%- set day = (var('start_date', none) or env_var('GPULEDGER_WINDOW_START', '')) if execute else '' -%}
     {%- if day -%}date '{{ day }}'{%- else -%}{{ as_of_date() }}{%- endif -%}
 {%- endmacro %}
 
