@@ -6,7 +6,9 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
+from dagster._core.event_api import EventLogRecord
 from dagster._core.instance.ref import InstanceRef
+from dagster_shared.serdes import deserialize_value
 
 from pipelines import event_storage
 
@@ -71,6 +73,39 @@ def _rows(home: Path) -> list[tuple]:
         con.close()
 
 
+def _asset_keys(home: Path) -> list[tuple]:
+    """Each asset's row in asset_keys against the events it summarises: its last run, its last
+    materialization (the newest materialization event) and the time of its newest event."""
+    con = sqlite3.connect(home / "history" / "runs" / "index.db")
+    try:
+        rows = con.execute(
+            """select asset_key, last_run_id, last_materialization,
+                      last_materialization_timestamp from asset_keys order by 1"""
+        ).fetchall()
+        out = []
+        for key, run_id, last, stamp in rows:
+            record = deserialize_value(last, EventLogRecord)
+            newest_run, newest_stamp = con.execute(
+                "select run_id, timestamp from event_logs where asset_key = ? order by id desc",
+                [key],
+            ).fetchone()
+            newest_materialization = con.execute(
+                """select max(id) from event_logs
+                   where asset_key = ? and dagster_event_type = 'ASSET_MATERIALIZATION'""",
+                [key],
+            ).fetchone()[0]
+            out.append((
+                key,
+                run_id == newest_run,
+                record.storage_id == newest_materialization,
+                record.event_log_entry.dagster_event.partition,
+                str(stamp)[:19] == str(newest_stamp)[:19],
+            ))  # fmt: skip
+        return out
+    finally:
+        con.close()
+
+
 @pytest.fixture
 def homes(tmp_path, monkeypatch):
     monkeypatch.setenv("DAGSTER_EVENT_BATCH_SIZE", "5")  # several batches per range
@@ -101,6 +136,11 @@ def test_a_range_is_recorded_as_dagsters_own_storage_records_it(homes):
         }
     rows = _rows(batched_home)
     assert rows == _rows(plain_home)
+    # each asset's summary row, written once per batch, is the one written event by event
+    assert _asset_keys(batched_home) == _asset_keys(plain_home)
+    assert _asset_keys(batched_home) == [
+        (f'["{name}"]', True, True, "2026-08-12", True) for name in ("day_rows", "day_summary")
+    ]
     # 12 days x 2 assets materialized; planned for all 14 days (the failed run's too)
     counts = {}
     for event_type, _, _, n in rows:
