@@ -10,9 +10,17 @@ with eligible as (
         and {{ in_window() }}
 ),
 
-ranked as (
+-- The ranks are computed on the few columns they order by and joined back on the costs' grain
+-- (day, workload_class, option_key): window functions carrying the wide rows (URLs, hashes,
+-- provenance) took twice as long (a full build over 365 days of the scale run: 10 s against 5 s).
+ordered as (
     select
-        *,
+        day,
+        workload_class,
+        option_key,
+        gpu_id,
+        cost_per_accepted_output,
+        price_usd_per_gpu_hour,
         row_number() over (
             partition by day, workload_class
             order by
@@ -28,41 +36,53 @@ ranked as (
             else false
         end as is_best_offer_of_gpu
     from eligible
+),
+
+ranks as (
+    select
+        day,
+        workload_class,
+        option_key,
+        option_rank,
+        case when is_best_offer_of_gpu then
+                row_number() over (
+                    partition by day, workload_class, is_best_offer_of_gpu
+                    order by cost_per_accepted_output, price_usd_per_gpu_hour, gpu_id
+                )
+        end as gpu_rank
+    from ordered
 )
 
 select
-    day,
-    workload_class,
-    option_rank,
-    case when is_best_offer_of_gpu then
-            row_number() over (
-                partition by day, workload_class, is_best_offer_of_gpu
-                order by cost_per_accepted_output, price_usd_per_gpu_hour, gpu_id
-            )
-    end as gpu_rank,
-    option_kind,
-    option_key,
-    gpu_id,
-    provider,
-    offer_id,
-    region,
-    pricing_model,
-    price_usd_per_gpu_hour,
-    gpus_needed,
-    evidence,
-    runs_used,
-    unit_outputs_per_s,
-    accepted_fraction,
-    effective_hourly_cost,
-    tokens_per_dollar,
-    cost_per_1m_accepted_tokens,
-    cost_per_accepted_output,
-    output_unit,
-    slo_status,
-    is_stale,
-    days_since_observed,
-    source,
-    snapshot_url,
-    snapshot_fetched_at,
-    snapshot_sha256
-from ranked
+    e.day,
+    e.workload_class,
+    r.option_rank,
+    r.gpu_rank,
+    e.option_kind,
+    e.option_key,
+    e.gpu_id,
+    e.provider,
+    e.offer_id,
+    e.region,
+    e.pricing_model,
+    e.price_usd_per_gpu_hour,
+    e.gpus_needed,
+    e.evidence,
+    e.runs_used,
+    e.unit_outputs_per_s,
+    e.accepted_fraction,
+    e.effective_hourly_cost,
+    e.tokens_per_dollar,
+    e.cost_per_1m_accepted_tokens,
+    e.cost_per_accepted_output,
+    e.output_unit,
+    e.slo_status,
+    e.is_stale,
+    e.days_since_observed,
+    e.source,
+    e.snapshot_url,
+    e.snapshot_fetched_at,
+    e.snapshot_sha256
+from eligible as e
+inner join ranks as r
+    on e.day = r.day and e.workload_class = r.workload_class and e.option_key = r.option_key
