@@ -2,6 +2,7 @@
 events, the same partition status (materialized and failed days), readable by the plain storage."""
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import dagster as dg
@@ -152,6 +153,12 @@ def test_a_range_is_recorded_as_dagsters_own_storage_records_it(homes):
         assert sorted(reader.get_materialized_partitions(day_rows.key))[-1] == "2026-08-12"
 
 
+def _dbapi_of(storage):
+    with storage.index_connection() as conn:
+        conn.exec_driver_sql("select count(*) from event_logs").scalar()
+        return conn.connection.dbapi_connection
+
+
 def test_one_engine_per_database_committing_in_wal_mode_without_waiting_for_the_disk(homes):
     _, batched_home = homes
     with event_storage.open_instance(batched_home) as instance:
@@ -159,10 +166,20 @@ def test_one_engine_per_database_committing_in_wal_mode_without_waiting_for_the_
         storage = instance.event_log_storage
         with storage.index_connection() as conn:
             first = conn.engine
+            first_dbapi = conn.connection.dbapi_connection
             mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
             sync = conn.exec_driver_sql("PRAGMA synchronous").scalar()
         with storage.index_connection() as conn:
             assert conn.engine is first  # made once, not per event
+            # and its SQLite connection stays open: closing a WAL file's last connection makes
+            # SQLite checkpoint it, which per event cost seconds of a day's run
+            assert conn.connection.dbapi_connection is first_dbapi
+        # another thread (Dagster's event watcher) is served the same connection, in turn
+        seen = []
+        worker = threading.Thread(target=lambda: seen.append(_dbapi_of(storage)))
+        worker.start()
+        worker.join()
+        assert seen == [first_dbapi]
         # WAL (Dagster's own setting for these files) and NORMAL (1): SQLite's documented safe
         # pairing; FULL (2) would wait for the disk on every event
         assert (mode, sync) == ("wal", 1)
