@@ -199,7 +199,11 @@ def run_efficiencies(runs: list[dict], models: dict, specs: dict, catalog: dict,
             continue
         if r["success_rate"] is not None and r["success_rate"] < 0.99:
             continue  # over 1 % of its requests failed: not a measure of the GPUs' capacity
-        if r["concurrency"] and r["concurrency"] > 0:
+        # requests in flight by Little's law: completed/s x mean latency
+        in_flight = (r["request_throughput_rps"] or 0) * (r["e2e_mean_ms"] or 0) / 1000
+        if r["concurrency"] and 0 < in_flight < r["concurrency"]:
+            batch, source = in_flight, "little_law"  # its clients paused between requests
+        elif r["concurrency"] and r["concurrency"] > 0:
             batch, source = r["concurrency"], "concurrency"
         elif r["request_rate"] and (r["e2e_mean_ms"] or r["e2e_p50_ms"]):
             e2e = r["e2e_mean_ms"] or r["e2e_p50_ms"]

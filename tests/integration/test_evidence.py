@@ -93,6 +93,41 @@ def test_a_printed_report_and_its_csv_are_one_measurement(demo):
     assert calibrating == [(50, 0)]
 
 
+def test_a_run_whose_clients_pause_is_predicted_at_what_it_kept_in_flight(demo):
+    """InferenceX's agentic-coding traces pause between a conversation's turns, so a run keeps
+    fewer requests in flight than its concurrency and its tokens/s counts the server's idle time.
+    The prediction it is compared with is made at the batch Little's law gives: the file's
+    completed requests / duration x mean end-to-end latency, when below the concurrency."""
+    paused = query(
+        demo,
+        """select concurrency, batch, batch_source, measured_tokens_per_s
+           from marts.fct_benchmark_run_efficiency e join marts.fct_benchmark_runs r
+           using (run_key) where e.file_path like ?""",
+        ["%kimik2.5_tp8_conc1_offloadnone_fp4_vllm_%_conc1_b200-dgxc_04.json"],
+    )
+    # 66 requests in 1,708.09 s, 8.433 s each on average: the server was busy a third of the time
+    assert paused == [
+        (1.0, pytest.approx(66 / 1708.091573284 * 8.432906997787878), "little_law",
+         pytest.approx(40.67170700130211))
+    ]  # fmt: skip
+    sources = query(
+        demo,
+        """select split_part(e.file_path, '/', 3), e.batch_source, count(*)
+           from marts.fct_benchmark_run_efficiency e join marts.fct_benchmark_runs r
+           using (run_key) where r.concurrency > 0 group by all order by 1""",
+    )
+    # every resolved InferenceX B200 run paused, and the AIPerf run kept 0.75 of its 1 in flight;
+    # the runs whose files give no latency and rate to tell (dstack's vLLM throughput runs, the
+    # SGLang sweeps) keep their concurrency
+    assert sources == [
+        ("h100sxm5_vs_mi300x_llama3.1-405b-fp8", "concurrency", 80),
+        ("pd_ratio_8xH200_sglang_gpt-oss-120b", "concurrency", 56),
+        ("per_run_bmk_results_0603_sa", "little_law", 15),
+        ("profile_export_aiperf@7250ddd_2026-01-15.json", "little_law", 1),
+        ("single_gpu_decode.csv", "concurrency", 17),
+    ]
+
+
 def test_a_new_run_changes_the_grade_of_exactly_its_cells(demo_build, tmp_path):
     """MLPerf's stable-diffusion-xl result of HPE's 4 x H100 NVL (MLCommons v4.1), the first
     image run on an H100 NVL 94 GB: that kind's image cell turns calibrated; nothing else does."""

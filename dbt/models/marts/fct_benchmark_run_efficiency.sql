@@ -9,7 +9,10 @@
 --   ttft_ratio  = measured TTFT p95 (p99 when the tool gives no p95) / predicted TTFT
 --   e2e_ratio   = measured end-to-end p99 / predicted (TTFT + output x time per token)
 --   tpot_ratio  = measured median time per output token / predicted
--- The batch a run kept in flight: its concurrency; else, for a run at a request rate, Little's law
+-- The batch a run kept in flight: its concurrency, unless by Little's law (completed requests/s x
+-- mean end-to-end latency) its clients kept fewer in flight (InferenceX's agentic traces
+-- pause between turns: a run at concurrency 1 had 0.33 in flight, the server idle 2/3 of the
+-- time, and its tokens/s counts that time); else, for a run at a request rate, Little's law
 -- (rate x mean end-to-end latency, at least 1); else (offline scripts and runs that send every
 -- prompt at once) its number of requests, at most the var offline_batch (the engine's default
 -- number of sequences in flight).
@@ -43,6 +46,8 @@ conditions as (
         {{ tflops_for('r.precision', 's') }} as tflops,
         m.kv_layers * m.kv_values_per_layer * 2.0 as kv_bytes_per_token,
         case
+            when r.concurrency > 0 and r.request_throughput_rps > 0 and r.e2e_mean_ms > 0
+                then least(r.concurrency, r.request_throughput_rps * r.e2e_mean_ms / 1000.0)
             when r.concurrency > 0 then r.concurrency
             when r.request_rate > 0 and coalesce(r.e2e_mean_ms, r.e2e_p50_ms) > 0
                 then greatest(r.request_rate * coalesce(r.e2e_mean_ms, r.e2e_p50_ms) / 1000.0, 1.0)
@@ -53,6 +58,9 @@ conditions as (
                     )
         end as batch,
         case
+            when r.concurrency > 0 and r.request_throughput_rps > 0 and r.e2e_mean_ms > 0
+                and r.request_throughput_rps * r.e2e_mean_ms / 1000.0 < r.concurrency
+                then 'little_law'
             when r.concurrency > 0 then 'concurrency'
             when r.request_rate > 0 and coalesce(r.e2e_mean_ms, r.e2e_p50_ms) > 0 then 'little_law'
             when r.request_rate is null then 'offline_default'
