@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -54,3 +55,36 @@ def test_copy_from_and_latest(tmp_path):
     assert dst.copy_from(src, origin="demo") == 0
     latest = dst.latest("s", "http://h/p")
     assert (dst.read(latest.sha256), latest.origin) == (b"two", "demo")
+
+
+def test_lookups_follow_the_index_as_it_grows_and_is_replaced(tmp_path):
+    """`latest` and the once-per-key check read lookups kept beside the parsed index; lines
+    another process appends, an older page imported after a newer one, and an index replaced
+    by another file are all seen as a scan of the whole file would see them."""
+    archive = Archive(tmp_path)
+    archive.put("s", "http://h/p", T2, b"two")
+    assert archive.latest("s", "http://h/p").fetched_at.startswith("2026-08-02")
+    # an import of an older fetch, recorded after: the newest fetch stays the latest
+    archive.put("s", "http://h/p", T1, b"one", origin="import")
+    assert archive.read(archive.latest("s", "http://h/p").sha256) == b"two"
+    # another process appends a newer fetch of the page (its own line, its own object)
+    other = Archive(tmp_path)
+    event = {
+        "source": "s", "url": "http://h/p", "fetched_at": "2026-08-03T08:00:00.000000+00:00",
+        "http_status": 200, "content_type": "", "size_bytes": 5, "sha256": sha256_hex(b"three"),
+    }  # fmt: skip
+    line = json.dumps(event) + "\n"
+    other._write_object(sha256_hex(b"three"), b"three")
+    with (tmp_path / "index.jsonl").open("a") as fh:
+        fh.write(line)
+    assert archive.read(archive.latest("s", "http://h/p").sha256) == b"three"
+    assert archive.latest("s", "http://h/other") is None
+    # the same event again is still a no-op, whoever wrote it first
+    archive.put("s", "http://h/p", datetime(2026, 8, 3, 8, tzinfo=UTC), b"three")
+    assert len(list(archive.snapshots("s"))) == 3
+    # the index replaced by another (a restored backup): the lookups are those of the new file
+    restored = tmp_path / "restored.jsonl"
+    restored.write_text((tmp_path / "index.jsonl").read_text().splitlines(True)[1])
+    restored.replace(tmp_path / "index.jsonl")
+    assert archive.read(archive.latest("s", "http://h/p").sha256) == b"one"
+    assert len(list(archive.snapshots())) == 1
