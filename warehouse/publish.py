@@ -3,11 +3,11 @@
 DuckDB lets no other process open a database file while a writer holds it, not even read-only, and
 a reader holding it would make the refresh fail. So nobody but the refresh opens the working file.
 After each successful run the refresh publishes a copy: it checkpoints the working file while
-holding its lock, copies it beside the published one, checks every analytics view of the copy, and
-renames it over the published file. The rename is atomic: a new connection sees the old copy or the
-new one, never a half-written file, and a session already open keeps reading the copy it opened
-(its file stays on disk until it closes). A run that fails before publishing leaves the last
-published copy as it was.
+holding its lock, copies it beside the published one, checks every analytics view of the copy
+while flushing it to disk, and renames it over the published file. The rename is atomic: a new
+connection sees the old copy or the new one, never a half-written file, and a session already
+open keeps reading the copy it opened (its file stays on disk until it closes). A run that fails
+before publishing leaves the last published copy as it was.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import os
 import secrets
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -65,7 +66,15 @@ def publish(paths: Paths, as_of: date, run_id: str) -> Publication:
             _copy(paths.db_path, tmp)
         finally:
             con.close()
-        views = check(tmp)
+        # The copy is flushed to disk while it is checked (the check reads it from memory): at
+        # three years each took about 0.6 s and 1 s one after the other. Both end before the
+        # rename, so the published name only ever points at a checked file that is on disk.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="publish-fsync") as pool:
+            flushed = pool.submit(_flush, tmp)
+            try:
+                views = check(tmp)
+            finally:
+                flushed.result()
         tmp.chmod(0o444)
         os.replace(tmp, target)
         _fsync_dir(target.parent)
@@ -132,10 +141,13 @@ def publication(paths: Paths) -> dict | None:
 
 
 def _copy(src: Path, dst: Path) -> None:
-    """Copy and flush to disk. shutil.copyfile lets the kernel copy (sendfile on Linux): 1.5 GB
-    in 0.5 s on this machine, where reading and writing 16 MB chunks in Python took 2.8-4.8 s."""
+    """shutil.copyfile lets the kernel copy (sendfile on Linux): 1.5 GB in 0.5 s on this
+    machine, where reading and writing 16 MB chunks in Python took 2.8-4.8 s."""
     shutil.copyfile(src, dst)
-    fd = os.open(dst, os.O_RDONLY)
+
+
+def _flush(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:

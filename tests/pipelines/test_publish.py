@@ -129,6 +129,51 @@ def test_disk_full_while_copying_leaves_the_published_copy_and_no_debris(tmp_pat
     assert read_price(paths.published_db_path) == 2.49
 
 
+def test_the_copy_is_on_disk_and_checked_before_its_name_is_published(tmp_path, monkeypatch):
+    """The copy is flushed to disk while it is checked; the rename waits for both."""
+    paths = Paths(tmp_path)
+    working_db(paths, 2.95)
+    events = []
+    real_flush, real_check, real_replace = publish._flush, publish.check, os.replace
+
+    def slow_flush(path):
+        time.sleep(0.3)  # longer than the check: a rename not waiting for it would come first
+        real_flush(path)
+        events.append("flushed")
+
+    def check(path):
+        views = real_check(path)
+        events.append("checked")
+        return views
+
+    def replace(src, dst):
+        events.append(f"renamed to {Path(dst).name}")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(publish, "_flush", slow_flush)
+    monkeypatch.setattr(publish, "check", check)
+    monkeypatch.setattr(os, "replace", replace)
+    publish.publish(paths, DAY, "run-1")
+    assert events[:3] == ["checked", "flushed", "renamed to gpuledger.duckdb"]
+
+
+def test_a_copy_that_cannot_be_flushed_is_not_published(tmp_path, monkeypatch):
+    paths = Paths(tmp_path)
+    working_db(paths, 2.95)
+    publish.publish(paths, DAY, "run-1")
+    working_db(paths, 2.49)
+
+    def failing_disk(path):
+        raise OSError(errno.EIO, "Input/output error", str(path))
+
+    monkeypatch.setattr(publish, "_flush", failing_disk)
+    with pytest.raises(publish.PublishError, match="Input/output error"):
+        publish.publish(paths, DAY, "run-2")
+    assert read_price(paths.published_db_path) == 2.95
+    assert publish.publication(paths)["run_id"] == "run-1"
+    assert list(paths.published_dir.glob(".*.tmp")) == []
+
+
 def test_copies_left_by_a_killed_run_are_removed_when_old(tmp_path):
     paths = Paths(tmp_path)
     working_db(paths, 2.95)
