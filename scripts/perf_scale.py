@@ -230,6 +230,7 @@ def one_size(work: Path, days: int, args) -> dict:
             strict=True,
         )
     )
+    published = json.loads((paths.published_dir / "PUBLISHED.json").read_text())
     fetched = con.execute(
         "select count(*) from raw.source_runs "
         "where source = 'skypilot' and fetch_status = 'fetched'"
@@ -245,6 +246,7 @@ def one_size(work: Path, days: int, args) -> dict:
         "daily_refresh_s": round(daily_s, 1),
         "daily_fetched": fetched,
         "daily_steps_s": steps,
+        "daily_publish_s": published.get("phases", {}),
         "queries": query_latency(paths),
         "archive_mb": round(du(paths.archive_dir) / 1e6, 1),
         "duckdb_mb": round(paths.db_path.stat().st_size / 1e6, 1),
@@ -341,6 +343,10 @@ def render(meta: dict, sizes: list[dict]) -> str:
     lines += ["", "Daily refresh, seconds per step (ingest = all sources together):", ""]
     for s in sizes:
         lines.append(f"- {s['days']} days: {s.get('daily_steps_s')}")
+    lines += ["", "Daily refresh, the publish step's parts, seconds (the flush runs beside the "
+              "check; `flush` is what it took beyond it):", ""]  # fmt: skip
+    for s in sizes:
+        lines.append(f"- {s['days']} days: {s.get('daily_publish_s')}")
     lines += ["", "Per-query p95 (ms) at the largest size:", ""]
     for view, ms in sizes[-1]["queries"]["per_query_p95_ms"].items():
         lines.append(f"- {view}: {ms}")

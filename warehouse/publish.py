@@ -18,7 +18,7 @@ import secrets
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -48,6 +48,8 @@ class Publication:
     size_bytes: int
     seconds: float
     views: dict[str, int]
+    # seconds per part: checkpoint, copy, check (the flush runs beside it), flush, rename
+    phases: dict[str, float] = field(default_factory=dict)
 
 
 def publish(paths: Paths, as_of: date, run_id: str) -> Publication:
@@ -57,13 +59,24 @@ def publish(paths: Paths, as_of: date, run_id: str) -> Publication:
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_leftovers(target.parent)
     tmp = target.parent / f".gpuledger.duckdb.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    phases: dict[str, float] = {}
+    mark = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal mark
+        now = time.perf_counter()
+        phases[name] = round(now - mark, 3)
+        mark = now
+
     try:
         # The connection holds the working file's lock: no other process writes while we copy,
         # and after CHECKPOINT the file alone (no WAL) is the whole database.
         con = duckdb.connect(str(paths.db_path))
         try:
             con.execute("CHECKPOINT")
+            lap("checkpoint")
             _copy(paths.db_path, tmp)
+            lap("copy")
         finally:
             con.close()
         # The copy is flushed to disk while it is checked (the check reads it from memory): at
@@ -73,11 +86,14 @@ def publish(paths: Paths, as_of: date, run_id: str) -> Publication:
             flushed = pool.submit(_flush, tmp)
             try:
                 views = check(tmp)
+                lap("check")
             finally:
                 flushed.result()
+                lap("flush")  # what the flush took beyond the check
         tmp.chmod(0o444)
         os.replace(tmp, target)
         _fsync_dir(target.parent)
+        lap("rename")
     except (OSError, duckdb.Error) as exc:
         raise PublishError(f"could not publish {paths.db_path} to {target}: {exc}") from exc
     finally:
@@ -90,6 +106,7 @@ def publish(paths: Paths, as_of: date, run_id: str) -> Publication:
         size_bytes=target.stat().st_size,
         seconds=round(time.perf_counter() - began, 3),
         views=views,
+        phases=phases,
     )
     _write_json(target.parent / MANIFEST_NAME, asdict(publication))
     return publication

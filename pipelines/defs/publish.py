@@ -30,13 +30,17 @@ MART_KEYS = [
 def published_warehouse(context: dg.AssetExecutionContext, gpuledger: GpuledgerResource):
     _, as_of = window_of(context)
     done = publish.publish(gpuledger.paths, as_of, context.run_id)
-    context.log.info(f"published {done.path} ({done.size_bytes:,} bytes) in {done.seconds} s")
+    parts = ", ".join(f"{name} {seconds} s" for name, seconds in done.phases.items())
+    context.log.info(
+        f"published {done.path} ({done.size_bytes:,} bytes) in {done.seconds} s ({parts})"
+    )
     return dg.MaterializeResult(
         metadata={
             "path": dg.MetadataValue.path(done.path),
             "size_bytes": done.size_bytes,
             "seconds": done.seconds,
             "view_rows": dg.MetadataValue.json(done.views),
+            "phase_seconds": dg.MetadataValue.json(done.phases),
         }
     )
 

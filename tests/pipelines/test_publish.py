@@ -52,6 +52,10 @@ def test_publish_copies_checks_and_describes(tmp_path):
     manifest = json.loads((paths.published_dir / "PUBLISHED.json").read_text())
     assert manifest["run_id"] == "run-1" and manifest["as_of"] == "2026-08-22"
     assert manifest["size_bytes"] == paths.published_db_path.stat().st_size
+    # where the time went, in order (the scale run reports them at three years of history)
+    assert list(done.phases) == ["checkpoint", "copy", "check", "flush", "rename"]
+    assert manifest["phases"] == done.phases and all(v >= 0 for v in done.phases.values())
+    assert sum(done.phases.values()) <= done.seconds
     assert list(paths.published_dir.glob(".*.tmp")) == []
 
 
