@@ -169,6 +169,27 @@ def roofline(cls: dict, model: dict, n: int, spec: dict, interconnect: str, v: d
     return per_s, ttft, ttft + o * tpot
 
 
+def outperformed(runs: list[dict]) -> set[str]:
+    """The runs of a setup that a faster setup of the same file beat under identical conditions
+    (same model, precision, GPU, count, kind, scenario, lengths, concurrency and request rate):
+    not what a buyer would run on those GPUs. Repeats of one setup are not compared."""
+    groups: dict[tuple, list[tuple[float, str, str]]] = {}
+    for r in runs:
+        rate = r["output_units_per_s"] or r["output_tokens_per_s"]
+        if not (r["setup"] and rate and r["model_ref"] and r["precision"]):
+            continue
+        key = (r["file_sha256"], r["run_kind"], r["output_unit"], r["model_ref"], r["precision"],
+               r["gpu_id"], r["gpu_count"], r["scenario"], r["input_len"], r["output_len"],
+               r["concurrency"], r["request_rate"])  # fmt: skip
+        groups.setdefault(key, []).append((rate, r["setup"], r["run_key"]))
+    return {
+        run_key
+        for group in groups.values()
+        for rate, setup, run_key in group
+        if any(other != setup and faster > rate for faster, other, _ in group)
+    }
+
+
 def run_efficiencies(runs: list[dict], models: dict, specs: dict, catalog: dict, v: dict):
     """Every usable run's conditions, prediction and measured/predicted ratios."""
     out = []
@@ -320,12 +341,14 @@ def recompute(con, day: date) -> dict[str, list[dict]]:
         return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
     specs = {r["gpu_id"]: r for r in rows("select * from marts.fct_gpu_specs")}
-    runs = rows(
+    every_run = rows(
         """select * from marts.fct_benchmark_runs where gpu_id is not null and gpu_count > 0
-           and duplicate_of is null and coalesce(output_units_per_s, output_tokens_per_s) > 0
+           and coalesce(output_units_per_s, output_tokens_per_s) > 0
            and ingested_date <= ?""",
         [day],
     )
+    beaten = outperformed(every_run)
+    runs = [r for r in every_run if r["duplicate_of"] is None and r["run_key"] not in beaten]
     effs = run_efficiencies(runs, models, specs, catalog, v)
     offers = rows(
         """select * from marts.fct_gpu_offers_daily where day = ? and gpu_id is not null

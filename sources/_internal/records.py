@@ -211,6 +211,10 @@ class BenchmarkRun:
     percentile_source: str | None = None  # per_request | tool_summary
     model_source: str | None = None  # file | file_name | operator
     measured_at: datetime | None = None
+    # the file's own name for the setup measured, where one file compares several setups on the
+    # same hardware (dstack's tables: "8xMi300x 1FP8-meta" beside "8xMi300 1FP8-amd", the same
+    # GPUs serving two checkpoints); the warehouse compares setups only within a file
+    setup: str | None = None
 
     def __post_init__(self) -> None:
         if self.hardware_source not in HARDWARE_SOURCES:

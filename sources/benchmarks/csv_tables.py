@@ -134,6 +134,8 @@ def results_csv(text: str, ctx: Context) -> list[BenchmarkRun | RowProblem]:
         fields = {}
         if gpu:
             fields = {"gpu_name_raw": gpu.group(2), "gpu_count": int(gpu.group(1))}
+        if d.get("gpu"):
+            fields["setup"] = d["gpu"]
         if "output_throughput" in d or "mean_ttft_ms" in d:
             completed = whole(d.get("completed"))
             in_tok, out_tok = num(d.get("total_input_tokens")), num(d.get("total_output_tokens"))

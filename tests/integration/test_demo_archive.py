@@ -448,13 +448,17 @@ def test_measured_405b_cell_from_the_real_runs(demo):
     assert cell == [(8, "measured", 5, 455.565, 56.946, "not counted by the tool (taken as 1)")]
     mi300x = query(
         paths,
-        """select gpus_needed, evidence, n_runs_used from marts.fct_throughput_evidence
+        """select gpus_needed, evidence, n_runs_used, round(unit_outputs_per_s, 3)
+           from marts.fct_throughput_evidence
            where workload_class = 'assistant-405b' and gpu_id = 'amd-mi300x-192gb'
              and evidence_until is null""",
     )
     # 12 until dstack's "8xMi300x 2FP8-amd" rows (lines 83, 86, 89: two copies of the 4-GPU
-    # run, not measured on 8) were refused as projections
-    assert mi300x == [(4, "measured", 9)]
+    # run, not measured on 8) were refused as projections; 9 until its rows of Meta's checkpoint
+    # (lines 26-28), which AMD's checkpoint outperformed on the same GPUs, left the evidence:
+    # AMD's JSON runs at batch 16/32/64 (416.4, 680.1, 1045.6 tok/s on 8) and the table's 4-GPU
+    # rows (285.7, 473.5, 706.3 on 4): the median per GPU, 101.694, x 4 GPUs
+    assert mi300x == [(4, "measured", 6, 406.777)]
 
 
 def test_rank_and_explain_on_the_cli(demo):

@@ -147,6 +147,31 @@ def test_a_gpu_without_runs_borrows_the_median_of_comparable_kinds():
     assert ve.calibration(CLASS_70B, M70, other, []) is None
 
 
+def _run(key, setup, rate, **over):
+    run = {"run_key": key, "file_sha256": "f", "run_kind": "inference", "output_unit": "tokens",
+           "model_ref": "llama-3.1-405b", "precision": "fp8", "gpu_id": "amd-mi300x-192gb",
+           "gpu_count": 8, "scenario": "offline", "input_len": 2048.0, "output_len": 2048.0,
+           "concurrency": 4.0, "request_rate": None, "setup": setup,
+           "output_units_per_s": rate, "output_tokens_per_s": rate}  # fmt: skip
+    return {**run, **over}
+
+
+def test_a_setup_its_own_file_outperformed_under_the_same_conditions_is_left_out():
+    # dstack's line 24 (Meta's checkpoint, 29.17 tok/s) and line 43 (AMD's, 119.80) of one table
+    meta, amd = _run("l24", "8xMi300x 1FP8-meta", 29.17), _run("l43", "8xMi300 1FP8-amd", 119.8)
+    assert ve.outperformed([meta, amd]) == {"l24"}
+    # two repeats of one setup are not two setups: neither is left out
+    assert ve.outperformed([_run("a", None, 1654.99), _run("b", None, 1652.86)]) == set()
+    assert ve.outperformed([_run("a", "s", 1654.99), _run("b", "s", 1652.86)]) == set()
+    # other conditions, another file or another GPU count are not the same measurement
+    for change in ({"concurrency": 8.0}, {"input_len": 128.0}, {"file_sha256": "g"},
+                   {"gpu_count": 4}, {"precision": "bf16"}, {"scenario": "online"}):  # fmt: skip
+        assert ve.outperformed([meta, _run("x", "8xMi300 1FP8-amd", 119.8, **change)]) == set()
+    # of three setups, the two slower are left out
+    third = _run("l5", "other", 60.0)
+    assert ve.outperformed([meta, amd, third]) == {"l24", "l5"}
+
+
 def test_the_dbt_unit_tests_of_the_same_cases_pass(tmp_path):
     import duckdb
 

@@ -316,6 +316,11 @@ def test_results_csv_rows_projected_from_another_row_are_not_runs():
     )
     source = next(r for r in result.benchmark_runs if r.run_ref == "line 57")
     assert (source.gpu_name_raw, source.gpu_count, source.output_len) == ("Mi300x", 4, 2048.0)
+    # the table's own name for each setup is kept: the same 8 GPUs serve two checkpoints
+    assert source.setup == "4xMi300x 1FP8-amd"
+    setups = {r.setup for r in result.benchmark_runs}
+    assert setups == {"8xH100 1FP8-meta", "8xMi300x 1FP8-meta", "8xMi300 1FP8-amd",
+                      "4xMi300x 1FP8-amd"}  # fmt: skip
     assert source.total_tokens_per_s == pytest.approx(92.42484198)
     # every 8-GPU row of the table is a projection; the 8-GPU "1FP8" rows are measurements
     assert {json.loads(e.raw)["gpu"] for e in result.row_errors} == {"8xMi300x 2FP8-amd"}

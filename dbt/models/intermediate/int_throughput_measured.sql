@@ -7,7 +7,8 @@
 --     when the class's model is (MoE and dense runs are never mixed);
 --   - input and output lengths and concurrency within measured_match_factor of the class's; a run
 --     without a concurrency (offline throughput scripts) matches only batch classes (>= 64);
---   - a resolved GPU, a GPU count, a positive throughput, not a duplicate export of another run.
+--   - a resolved GPU, a GPU count, a positive throughput, not a duplicate export of another run,
+--     not a setup its own file outperformed under the same conditions (fct_benchmark_runs).
 -- SLO per run: p95 TTFT against the class target (p99 when the run has no p95: if the p99 meets
 -- the target so does the p95; if it does not, unknown), p99 end-to-end against its target.
 with classes as (
@@ -20,6 +21,7 @@ runs as (
     where gpu_id is not null
         and gpu_count > 0
         and duplicate_of is null
+        and outperformed_by is null
         and coalesce(output_units_per_s, output_tokens_per_s) > 0
 ),
 

@@ -26,6 +26,8 @@ with runs as (
         and run_kind = 'inference'
         and output_unit = 'tokens'
         and duplicate_of is null
+        -- a setup its own file shows beaten under the same conditions (fct_benchmark_runs)
+        and outperformed_by is null
         and output_tokens_per_s > 0
         and input_len >= 0  -- 0: generation without a prompt (llama-bench's tg runs)
         and output_len > 0

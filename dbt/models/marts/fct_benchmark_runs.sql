@@ -102,6 +102,49 @@ keyed as (
             order by (format like '%csv'), snapshot_fetched_at, run_key
         ) as canonical_run_key
     from resolved
+),
+
+-- A setup outperformed in its own file: where one file measures several setups (its own names
+-- for them, `setup`) of the same model, precision, GPU and count under identical conditions
+-- (kind, scenario, lengths, concurrency, request rate), the slower setup is not what a buyer would
+-- run on those GPUs. dstack's 8x MI300X served Meta's FP8 checkpoint at a quarter to a third of
+-- what AMD's FP8 checkpoint reached on the same GPUs; its authors call Meta's "not at all optimized
+-- for Mi300x". Such a run stays here, pointing to the fastest setup's run (outperformed_by) by
+-- how much (outperformed_factor); evidence and calibration leave it out. Repeats of one setup are
+-- never compared, and neither are runs of different files.
+outperformed as (
+    select
+        a.run_key,
+        arg_max(b.run_key, coalesce(b.output_units_per_s, b.output_tokens_per_s)) as outperformed_by,
+        max(coalesce(b.output_units_per_s, b.output_tokens_per_s))
+        / any_value(coalesce(a.output_units_per_s, a.output_tokens_per_s)) as outperformed_factor
+    from keyed as a
+    inner join keyed as b
+        on a.snapshot_sha256 = b.snapshot_sha256
+        and a.setup <> b.setup
+        and a.run_kind = b.run_kind
+        and a.output_unit = b.output_unit
+        and a.model_ref = b.model_ref
+        and a.precision = b.precision
+        and a.gpu_id = b.gpu_id
+        and a.gpu_count = b.gpu_count
+        and a.scenario is not distinct from b.scenario
+        and a.input_len is not distinct from b.input_len
+        and a.output_len is not distinct from b.output_len
+        and a.concurrency is not distinct from b.concurrency
+        and a.request_rate is not distinct from b.request_rate
+        and coalesce(b.output_units_per_s, b.output_tokens_per_s)
+        > coalesce(a.output_units_per_s, a.output_tokens_per_s)
+    group by a.run_key
+),
+
+flagged as (
+    select
+        keyed.*,
+        o.outperformed_by,
+        o.outperformed_factor
+    from keyed
+    left join outperformed as o on keyed.run_key = o.run_key
 )
 
 select
@@ -129,6 +172,7 @@ select
     image_steps,
     serving_stack,
     serving_stack_version,
+    setup,
     gpu_name_raw,
     gpu_id,
     gpu_resolution,
@@ -187,6 +231,8 @@ select
         when measurement_rank = 1 then null
         else canonical_run_key
     end as duplicate_of,
+    outperformed_by,
+    outperformed_factor,
     {{ as_of_date() }} as as_of_date,
     -- what the economics need to use a run on a GPU: model size, precision, GPU and count
     coalesce(
@@ -195,4 +241,4 @@ select
         and gpu_id is not null and gpu_count > 0,
         false
     ) as is_resolved
-from keyed
+from flagged

@@ -59,5 +59,6 @@ select
     percentile_source,
     model_source,
     measured_at,
+    setup,
     parser_version
 from {{ source('raw', 'benchmark_runs') }}
