@@ -94,7 +94,8 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
     today = _df(
         con,
         """select workload_class, gpu_name, provider, offer_id, pricing_model,
-                  gpus_needed, cost_per_accepted_output, output_unit, evidence, slo_status,
+                  gpus_needed, cost_per_accepted_output, output_unit, evidence,
+                  evidence_basis, slo_status,
                   lead_pct, best_api, best_api_cost_per_accepted_output, is_stale, day
            from analytics.cheapest_gpu_daily where day = ? order by workload_class""",
         [day],
@@ -333,7 +334,8 @@ def _readable_leaders(df: pd.DataFrame) -> pd.DataFrame:
             "cheapest model API": money(api * factor if pd.notna(api) else None).strip("- ")
             or "-",
             "unit": label,
-            "evidence": r["evidence"], "SLO": r["slo_status"],
+            "evidence": r["evidence"], "what it rests on": r["evidence_basis"] or "",
+            "SLO": r["slo_status"],
             "lead over the next GPU": "" if pd.isna(lead) else f"{lead:.1f} %",
             "model API": r["best_api"] or "", "stale price": "yes" if r["is_stale"] else "",
         })  # fmt: skip

@@ -294,7 +294,14 @@ def test_report_draws_its_charts_in_headless_chromium(home):
         home, "select count(*) from analytics.rank_changes where day = ?", [shown]
     )
     assert listed == on_day[0][0] == 6
-    assert "chat-70b" in soup.find("table").get_text()
+    leaders_table = soup.find("table")
+    assert "chat-70b" in leaders_table.get_text()
+    # each leader says what it rests on; lora-finetune-8b's, that no training run exists
+    assert "what it rests on" in [th.get_text() for th in leaders_table.find_all("th")]
+    assert (
+        "estimated: the uncalibrated model; no run of this kind of workload exists"
+        in leaders_table.get_text()
+    )
 
     OUTPUT.mkdir(exist_ok=True)
     shot = OUTPUT / "report.png"

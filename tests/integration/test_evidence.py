@@ -60,6 +60,36 @@ def test_most_real_runs_are_resolved_and_most_ranked_cells_rest_on_them(demo):
     # (no training run is shipped) and two classes led by GPUs without runs of their own
     weak = {c for c, e in leaders.items() if e == "estimated"}
     assert weak == {"lora-finetune-8b", "chat-8b", "chat-70b-latency"}
+    # and each says why, in the analysts' view and the report: its kind of GPU has no run (then
+    # which GPUs' runs the estimate borrows), or no run of the workload's kind exists at all
+    why = dict(
+        query(
+            demo,
+            """select workload_class, evidence_basis from analytics.cheapest_gpu_daily
+               where day = ? and evidence = 'estimated'""",
+            [DEMO_DAY],
+        )
+    )
+    assert why == {
+        "chat-8b": "estimated: no run on this kind of GPU; the model x the runs of RTX4090 24GB",
+        "chat-70b-latency": "estimated: no run on this kind of GPU; the model x the runs of "
+        "H100 80GB, H200 141GB",
+        "lora-finetune-8b": "estimated: the uncalibrated model; no run of this kind of workload "
+        "exists",
+    }
+    basis = dict(
+        query(
+            demo,
+            """select workload_class, evidence_basis from analytics.cheapest_gpu_daily
+               where day = ? and workload_class in ('chat-gpt-oss-120b', 'image-gen-sdxl')""",
+            [DEMO_DAY],
+        )
+    )
+    # SGLang's 11 gpt-oss-120b runs on 8x H200 that match the class; MLPerf's SDXL run on H200
+    assert basis == {
+        "chat-gpt-oss-120b": "measured: 11 runs of this class on this GPU",
+        "image-gen-sdxl": "calibrated: the model x 1 run on this kind of GPU",
+    }
 
 
 def test_a_printed_report_and_its_csv_are_one_measurement(demo):

@@ -1,5 +1,7 @@
 -- Per day and workload class: the GPU whose best eligible offer has the lowest cost per accepted
 -- output (gpu_rank 1), the runner-up for context, and the cheapest model API for comparison.
+-- evidence_basis says in words what the leader's throughput rests on, and for an estimate why
+-- nothing better exists (fct_throughput_evidence of that day's evidence epoch).
 with gpus as (
     select * from {{ ref('fct_gpu_rankings_daily') }}
     where option_kind = 'gpu_offer' and gpu_rank is not null and {{ in_window() }}
@@ -44,6 +46,34 @@ best_api as (
         ) = 1
 ),
 
+basis as (
+    select
+        l.day,
+        l.workload_class,
+        case
+            when e.evidence = 'measured'
+                then 'measured: ' || e.n_runs_used
+                    || if(e.n_runs_used = 1, ' run', ' runs') || ' of this class on this GPU'
+            when e.evidence = 'calibrated'
+                then 'calibrated: the model x ' || e.calibration_runs
+                    || if(e.calibration_runs = 1, ' run', ' runs') || ' on this kind of GPU'
+            when e.calibration_source = 'architecture'
+                then 'estimated: no run on this kind of GPU; the model x the runs of '
+                    || coalesce(e.calibration_comparable_gpus, 'its architecture')
+            when e.calibration_source = 'all_gpus'
+                then 'estimated: no run on this GPU''s architecture; the model x the runs of '
+                    || coalesce(e.calibration_comparable_gpus, 'all GPUs')
+            when e.calibration_source = 'uncalibrated'
+                then 'estimated: the uncalibrated model; no run of this kind of workload exists'
+        end as evidence_basis
+    from leaders as l
+    inner join {{ ref('fct_throughput_evidence') }} as e
+        on l.workload_class = e.workload_class
+        and l.gpu_id = e.gpu_id
+        and l.day >= e.evidence_from
+        and (e.evidence_until is null or l.day < e.evidence_until)
+)
+
 select
     l.day,
     l.workload_class,
@@ -61,6 +91,7 @@ select
     l.cost_per_1m_accepted_tokens,
     l.tokens_per_dollar,
     l.evidence,
+    b.evidence_basis,
     l.slo_status,
     l.is_stale,
     l.days_since_observed,
@@ -78,4 +109,5 @@ inner join counts as c on l.day = c.day and l.workload_class = c.workload_class
 left join runners_up as r on l.day = r.day and l.workload_class = r.workload_class
 left join best_api as a on l.day = a.day and l.workload_class = a.workload_class
 left join {{ ref('dim_gpu') }} as g on l.gpu_id = g.gpu_id
+left join basis as b on l.day = b.day and l.workload_class = b.workload_class
 order by l.day, l.workload_class
