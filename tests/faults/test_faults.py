@@ -441,41 +441,49 @@ def test_a_refresh_killed_mid_run_leaves_the_published_copy_and_the_rerun_recove
         [sys.executable, "-c", HOLDER, str(paths.published_db_path), str(stop), str(ready),
          str(out)], stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while not ready.exists():
-        assert holder.poll() is None and time.monotonic() < deadline, holder.stderr.read()
-        time.sleep(0.1)
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists():
+            assert holder.poll() is None and time.monotonic() < deadline, holder.stderr.read()
+            time.sleep(0.1)
 
-    runs_dir = paths.home / "dbt_runs"
-    dbt_runs_before = set(runs_dir.iterdir())
-    env = {**os.environ, "GPULEDGER_HOME": str(paths.home)}
-    victim = subprocess.Popen(
-        [sys.executable, "-m", "pipelines.cli", "refresh", "--offline", "--as-of", DAY.isoformat()],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 300
-    while set(runs_dir.iterdir()) == dbt_runs_before:  # wait until dbt is building
-        assert victim.poll() is None, "the refresh ended before it could be killed"
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
-    time.sleep(3.0)
-    os.killpg(victim.pid, signal.SIGKILL)  # the refresh and its dbt, mid-build
-    victim.wait(timeout=60)
-    assert victim.returncode == -signal.SIGKILL
+        runs_dir = paths.home / "dbt_runs"
+        dbt_runs_before = set(runs_dir.iterdir())
+        env = {**os.environ, "GPULEDGER_HOME": str(paths.home)}
+        victim = subprocess.Popen(
+            [sys.executable, "-m", "pipelines.cli", "refresh", "--offline", "--as-of",
+             DAY.isoformat()],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 300
+        while set(runs_dir.iterdir()) == dbt_runs_before:  # wait until dbt is building
+            assert victim.poll() is None, "the refresh ended before it could be killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        time.sleep(3.0)
+        os.killpg(victim.pid, signal.SIGKILL)  # the refresh and its dbt, mid-build
+        victim.wait(timeout=60)
+        assert victim.returncode == -signal.SIGKILL
 
-    # the published copy is the one before the crash, whole, and still answers
-    assert publish.publication(paths) == published
-    assert set(publish.check(paths.published_db_path)) == set(published["views"])
-    assert len(list(Archive(paths.archive_dir).snapshots())) == events
+        # the published copy is the one before the crash, whole, and still answers
+        assert publish.publication(paths) == published
+        assert set(publish.check(paths.published_db_path)) == set(published["views"])
+        assert len(list(Archive(paths.archive_dir).snapshots())) == events
 
-    log = io.StringIO()
-    result = run_refresh(DAY, offline=True, paths=paths, out=log)
-    assert result.success, log.getvalue()
-    assert publish.publication(paths)["run_id"] == result.run_id
-    assert raw_counts(paths) == counts  # no duplicate and no lost row after the rerun
-    assert publish.publication(paths)["views"] == published["views"]
+        log = io.StringIO()
+        result = run_refresh(DAY, offline=True, paths=paths, out=log)
+        assert result.success, log.getvalue()
+        assert publish.publication(paths)["run_id"] == result.run_id
+        assert raw_counts(paths) == counts  # no duplicate and no lost row after the rerun
+        assert publish.publication(paths)["views"] == published["views"]
 
-    stop.touch()
-    holder.wait(timeout=60)
+        stop.touch()
+        holder.wait(timeout=60)
+    finally:
+        # a failed step must not leave the holder looping (it stops only on the stop file)
+        stop.touch()
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait(timeout=30)
     n, errors = json.loads(out.read_text())
     assert errors == [] and n > 10  # the reader never failed and its snapshot never moved

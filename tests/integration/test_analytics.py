@@ -348,34 +348,42 @@ def test_readers_query_the_published_copy_while_two_refreshes_run(demo_copy, tmp
     queries = json.dumps([sql for _, sql in analyst.documented_queries()])
     stop = tmp_path / "stop"
     readers = {}
-    for mode in ("hold", "reconnect"):
-        ready, out = tmp_path / f"{mode}.ready", tmp_path / f"{mode}.json"
-        proc = subprocess.Popen(
-            [sys.executable, "-c", READER, str(home.published_db_path), str(stop), str(ready),
-             str(out), mode, queries],
-            stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        readers[mode] = (proc, ready, out)
-    deadline = time.monotonic() + 60
-    while not all(r[1].exists() for r in readers.values()):
-        assert time.monotonic() < deadline, "readers did not start"
-        assert all(r[0].poll() is None for r in readers.values()), "a reader died"
-        time.sleep(0.1)
-    before = publish.publication(home)["run_id"]
-    runs = []
-    for _ in range(2):
-        log = io.StringIO()
-        result = run_refresh(DAY, offline=True, paths=home, out=log)
-        assert result.success, log.getvalue()
-        assert publish.publication(home)["run_id"] == result.run_id
-        runs.append(result.run_id)
-    time.sleep(1.0)  # let the reconnecting reader open the newest copy
-    stop.touch()
-    found = {}
-    for mode, (proc, _, out) in readers.items():
-        _, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err
-        found[mode] = json.loads(out.read_text())
+    try:
+        for mode in ("hold", "reconnect"):
+            ready, out = tmp_path / f"{mode}.ready", tmp_path / f"{mode}.json"
+            proc = subprocess.Popen(
+                [sys.executable, "-c", READER, str(home.published_db_path), str(stop), str(ready),
+                 str(out), mode, queries],
+                stderr=subprocess.PIPE, text=True,
+            )  # fmt: skip
+            readers[mode] = (proc, ready, out)
+        deadline = time.monotonic() + 60
+        while not all(r[1].exists() for r in readers.values()):
+            assert time.monotonic() < deadline, "readers did not start"
+            assert all(r[0].poll() is None for r in readers.values()), "a reader died"
+            time.sleep(0.1)
+        before = publish.publication(home)["run_id"]
+        runs = []
+        for _ in range(2):
+            log = io.StringIO()
+            result = run_refresh(DAY, offline=True, paths=home, out=log)
+            assert result.success, log.getvalue()
+            assert publish.publication(home)["run_id"] == result.run_id
+            runs.append(result.run_id)
+        time.sleep(1.0)  # let the reconnecting reader open the newest copy
+        stop.touch()
+        found = {}
+        for mode, (proc, _, out) in readers.items():
+            _, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err
+            found[mode] = json.loads(out.read_text())
+    finally:
+        # a failed refresh must not leave the readers looping (they stop only on the stop file)
+        stop.touch()
+        for proc, _, _ in readers.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=30)
     assert before not in runs
     for mode in ("hold", "reconnect"):
         assert found[mode]["errors"] == [], mode
