@@ -1,10 +1,7 @@
 """The dbt project as Dagster assets: staging -> intermediate -> marts, with dbt tests as checks."""
 
 import os
-import queue
 import shutil
-import signal
-import threading
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -88,9 +85,9 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
         target.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(parse_state, target / PARSE_STATE)
     try:
-        invocation = dbt.cli(args, context=context, target_path=target)
-        read_ahead(invocation)
-        yield from invocation.stream()
+        # dbt runs on a thread of this process (pipelines/defs/dbt_in_process.py) and queues its
+        # events; Dagster records them at its pace while dbt goes on
+        yield from dbt.cli(args, context=context, target_path=target).stream()
         if (target / PARSE_STATE).exists():
             shutil.copyfile(target / PARSE_STATE, parse_state)
     finally:
@@ -136,58 +133,6 @@ def gpuledger_daily_marts(
     """The per-day marts, one partition per day: a run writes its partition's (range's) days;
     with the views built from them."""
     yield from _build(context, dbt, gpuledger, duckdb)
-
-
-def read_ahead(invocation) -> None:
-    """Read dbt's output on a thread of its own, so dbt never waits for Dagster.
-
-    dagster-dbt reads dbt's stdout in the step's thread, between the events it hands to Dagster;
-    while Dagster records a model's materializations (one per day of the run's range), dbt's
-    output pipe fills and dbt stops until it is read again. On the demo's range run dbt's build
-    of the per-day marts took 17.2 s, its nodes 3.9 s of it, the rest three such pauses of 3.6 to
-    3.9 s; read ahead, the same build takes 3.7 s. Here the lines are read as dbt writes them and
-    queued; Dagster takes them at its pace. Stopping the run still stops dbt (SIGINT, as
-    dagster-dbt does).
-    """
-    lines: queue.SimpleQueue = queue.SimpleQueue()
-    end = object()
-    read = invocation._stream_stdout  # dagster-dbt's reader: parses lines, keeps error messages
-
-    def pump() -> None:
-        try:
-            for item in read():
-                lines.put(item)
-        except BaseException as exc:  # handed to the step's thread, which raises it
-            lines.put(_ReadFailed(exc))
-        finally:
-            lines.put(end)
-
-    finished = threading.Event()
-
-    def queued():
-        # dagster-dbt reads the output a second time when the process ends (is_successful):
-        # what was read is not read again
-        while not finished.is_set():
-            try:
-                item = lines.get()
-            except dg.DagsterExecutionInterruptedError:
-                invocation.process.send_signal(signal.SIGINT)
-                invocation.process.wait(timeout=invocation.termination_timeout_seconds)
-                raise
-            if item is end:
-                finished.set()
-                return
-            if isinstance(item, _ReadFailed):
-                raise item.exc
-            yield item
-
-    threading.Thread(target=pump, name="dbt-stdout", daemon=True).start()
-    invocation._stream_stdout = queued
-
-
-class _ReadFailed:
-    def __init__(self, exc: BaseException):
-        self.exc = exc
 
 
 def prune_run_folders(runs_dir: Path, keep: int) -> None:

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import importlib.metadata
 import sys
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
-from functools import cached_property
 from pathlib import Path
 
 import dagster as dg
 from dagster_dbt import DbtCliResource, DbtProject
-from packaging import version
 
+from pipelines.defs.dbt_in_process import InProcessDbtResource
 from sources._internal.archive import Archive
 from sources._internal.http import HttpClient
 from warehouse import paths as wpaths
@@ -78,29 +76,10 @@ def warehouse_connection(duckdb_resource) -> Iterator:
             con.close()
 
 
-class DbtWithoutAdapter(DbtCliResource):
-    """dagster-dbt's dbt resource, less the handle on dbt's adapter it opens in this process
-    before every dbt command (loading the project's macros and manifest: ~2 s a command, two
-    commands a run). The handle serves only `fetch_row_counts()` and `fetch_column_metadata()`,
-    which gpuledger does not call; dbt itself runs as a child process, as before."""
-
-    def _initialize_dbt_core_adapter(self, args):
-        return None
-
-    @cached_property
-    def _cli_version(self) -> version.Version:
-        """dagster-dbt asks the executable (`dbt --version`, a child process: ~1 s a command
-        here) only to tell dbt-core from dbt's other engine. The dbt beside this interpreter is
-        this environment's dbt-core; any other executable is still asked."""
-        if Path(self.dbt_executable) == Path(sys.executable).parent / "dbt":
-            return version.parse(importlib.metadata.version("dbt-core"))
-        return super()._cli_version
-
-
 def dbt_resource() -> DbtCliResource:
     # The dbt next to this interpreter, so a venv works without being on PATH.
     beside = Path(sys.executable).parent / "dbt"
-    return DbtWithoutAdapter(
+    return InProcessDbtResource(
         project_dir=DBT_PROJECT,
         profiles_dir=str(wpaths.DBT_PROJECT_DIR),
         dbt_executable=str(beside) if beside.exists() else "dbt",

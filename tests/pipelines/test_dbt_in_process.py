@@ -1,0 +1,80 @@
+"""dbt in the step's process: the same events as from a child process, failures named, and the
+DuckDB file free for the next connection afterwards."""
+
+import duckdb
+import pytest
+from dagster_dbt.errors import DagsterDbtCliRuntimeError
+
+from pipelines.defs.dbt_in_process import InProcessDbtResource
+from pipelines.defs.resources import dbt_resource
+
+
+def tiny_project(tmp_path, models: dict[str, str]):
+    project = tmp_path / "tiny"
+    (project / "models").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text(
+        "name: tiny\nversion: '1.0'\nconfig-version: 2\nprofile: tiny\nmodel-paths: [models]\n"
+    )
+    db_file = tmp_path / "tiny.duckdb"
+    (project / "profiles.yml").write_text(
+        f"tiny:\n  target: t\n  outputs:\n    t:\n      type: duckdb\n      path: '{db_file}'\n"
+        "      settings:\n        memory_limit: 300MB\n"
+    )
+    for name, sql in models.items():
+        (project / "models" / f"{name}.sql").write_text(sql + "\n")
+    resource = InProcessDbtResource(
+        project_dir=str(project),
+        profiles_dir=str(project),
+        dbt_executable=dbt_resource().dbt_executable,
+    )
+    return resource, db_file
+
+
+def test_a_build_in_process_reports_each_model_and_leaves_the_file_free(tmp_path):
+    dbt, db_file = tiny_project(
+        tmp_path,
+        {"prices": "select 'h100' as gpu, 2.5 as usd union all select 'a100', 1.2",
+         "cheapest": "select gpu, usd from {{ ref('prices') }} order by usd limit 1"},
+    )  # fmt: skip
+    invocation = dbt.cli(["build"], manifest=None, target_path=tmp_path / "target")
+    events = list(invocation.stream_raw_events())  # what dagster-dbt turns into materializations
+    assert invocation.is_successful()
+    assert invocation.process.returncode == 0
+    results = {
+        e.raw_event["data"]["node_info"]["unique_id"]: e.raw_event["data"]["status"]
+        for e in events
+        if e.raw_event["info"]["name"] == "LogModelResult"
+    }
+    assert results == {"model.tiny.prices": "OK", "model.tiny.cheapest": "OK"}
+    assert all(e.raw_event["info"]["level"] != "debug" for e in events)
+    # dbt-duckdb's database is closed: another configuration may open the file in this process
+    con = duckdb.connect(str(db_file), config={"memory_limit": "200MB"})
+    assert con.execute("select gpu, usd::double from main.cheapest").fetchall() == [("a100", 1.2)]
+    con.close()
+    assert (tmp_path / "target" / "run_results.json").exists()
+
+
+def test_a_failing_model_fails_the_command_naming_the_model_and_the_reason(tmp_path):
+    dbt, db_file = tiny_project(
+        tmp_path,
+        {"prices": "select 'h100' as gpu, 2.5 as usd",
+         "broken": "select gpu from {{ ref('prices') }} join no_such_table using (gpu)"},
+    )  # fmt: skip
+    with pytest.raises(DagsterDbtCliRuntimeError) as failed:
+        dbt.cli(["build"], manifest=None, target_path=tmp_path / "target").wait()
+    text = str(failed.value)
+    assert "broken" in text and "no_such_table" in text and "does not exist" in text
+    # the model before it was built; the file is free for the next writer
+    con = duckdb.connect(str(db_file), config={"memory_limit": "200MB"})
+    assert con.execute("select usd::double from main.prices").fetchall() == [(2.5,)]
+    con.close()
+    # and the next command in the same process runs
+    (tmp_path / "tiny" / "models" / "broken.sql").write_text("select 1 as fixed\n")
+    assert dbt.cli(["build"], manifest=None, target_path=tmp_path / "t2").wait().is_successful()
+
+
+def test_a_command_dbt_refuses_is_an_error_not_a_hang(tmp_path):
+    dbt, _ = tiny_project(tmp_path, {"prices": "select 1 as x"})
+    with pytest.raises(DagsterDbtCliRuntimeError) as failed:
+        dbt.cli(["build", "--no-such-flag"], manifest=None, target_path=tmp_path / "t").wait()
+    assert "no-such-flag" in str(failed.value) or "No such option" in str(failed.value)
