@@ -120,7 +120,12 @@ class InProcessInvocation(DbtCliInvocation):
         # dagster-dbt reads the output a second time when dbt has ended (is_successful): what
         # was handed over once is not handed over again
         while not process.drained:
-            event = process.events.get()
+            try:
+                # a bounded wait, so a stop of the run (Dagster raises it in this thread) is
+                # taken within half a second even while dbt prints nothing
+                event = process.events.get(timeout=0.5)
+            except queue.Empty:
+                continue
             if event is _END:
                 process.drained = True
                 if process.failure:
