@@ -8,6 +8,17 @@ while flushing it to disk, and renames it over the published file. The rename is
 connection sees the old copy or the new one, never a half-written file, and a session already
 open keeps reading the copy it opened (its file stays on disk until it closes). A run that fails
 before publishing leaves the last published copy as it was.
+
+A day's run changes a few days of the marts and a few snapshots of raw data, so copying the whole
+file (1.5 GB at three years of history, 4 s) would make publishing grow with history. The copy a
+publication replaces is therefore kept as the spare (`.gpuledger.spare.duckdb`, a hard link to the
+replaced file) and the next publication brings the spare up to date instead of copying: per table it
+compares groups of rows (a day of a per-day mart, a snapshot of a raw table, else the whole table)
+by row count and the sum of the rows' hashes, deletes the groups that differ and inserts the working
+file's rows of them, then compares every table whole the same way. The spare is used only when no
+reader can have it open (DuckDB's file lock, taken by read-only connections of other processes, and
+this process's open files) and when its tables, views and macros are defined exactly as the working
+file's; otherwise, or when anything in the update fails, the whole file is copied as before.
 """
 
 from __future__ import annotations
@@ -29,6 +40,9 @@ from warehouse.paths import Paths
 ANALYTICS_SCHEMA = "analytics"
 MANIFEST_NAME = "PUBLISHED.json"
 _TMP_GLOB = ".gpuledger.duckdb.*.tmp"
+SPARE_NAME = ".gpuledger.spare.duckdb"  # the previous published copy, updated in place next time
+_NEXT_SPARE = ".gpuledger.spare.next"  # the copy being replaced, while its name is published
+_SPARE_ALIAS = "gpuledger_spare"
 
 
 class NotPublished(Exception):
@@ -48,8 +62,13 @@ class Publication:
     size_bytes: int
     seconds: float
     views: dict[str, int]
-    # seconds per part: checkpoint, copy, check (the flush runs beside it), flush, rename
+    # seconds per part: checkpoint, copy or sync, check (the flush runs beside it), flush, rename
     phases: dict[str, float] = field(default_factory=dict)
+    # "sync": the spare brought up to date; "copy": the whole file, for `why`
+    method: str = "copy"
+    why: str = ""
+    # per table the row groups the sync replaced (tables with none are left out)
+    synced: dict[str, int] = field(default_factory=dict)
 
 
 def publish(paths: Paths, as_of: date, run_id: str) -> Publication:
@@ -59,7 +78,9 @@ def publish(paths: Paths, as_of: date, run_id: str) -> Publication:
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_leftovers(target.parent)
     tmp = target.parent / f".gpuledger.duckdb.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    spare = target.parent / SPARE_NAME
     phases: dict[str, float] = {}
+    synced: dict[str, int] = {}
     mark = time.perf_counter()
 
     def lap(name: str) -> None:
@@ -75,23 +96,39 @@ def publish(paths: Paths, as_of: date, run_id: str) -> Publication:
         try:
             con.execute("CHECKPOINT")
             lap("checkpoint")
-            _copy(paths.db_path, tmp)
-            lap("copy")
+            why = _spare_unusable(spare, target)
+            if why is None:
+                try:
+                    why = _sync(con, spare, synced)
+                except (OSError, duckdb.Error) as exc:
+                    why = f"the spare copy could not be updated: {exc}"
+            if why is None:
+                staged = spare
+                lap("sync")
+            else:
+                synced.clear()
+                staged = tmp
+                _copy(paths.db_path, tmp)
+                lap("copy")
         finally:
             con.close()
         # The copy is flushed to disk while it is checked (the check reads it from memory): at
         # three years each took about 0.6 s and 1 s one after the other. Both end before the
         # rename, so the published name only ever points at a checked file that is on disk.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="publish-fsync") as pool:
-            flushed = pool.submit(_flush, tmp)
+            flushed = pool.submit(_flush, staged)
             try:
-                views = check(tmp)
+                views = check(staged)
                 lap("check")
             finally:
                 flushed.result()
                 lap("flush")  # what the flush took beyond the check
-        tmp.chmod(0o444)
-        os.replace(tmp, target)
+        staged.chmod(0o444)
+        # the copy being replaced becomes the next publication's spare (readers of it keep it)
+        kept = _keep_replaced(target)
+        os.replace(staged, target)
+        if kept is not None:
+            os.replace(kept, spare)
         _fsync_dir(target.parent)
         lap("rename")
     except (OSError, duckdb.Error) as exc:
@@ -107,6 +144,9 @@ def publish(paths: Paths, as_of: date, run_id: str) -> Publication:
         seconds=round(time.perf_counter() - began, 3),
         views=views,
         phases=phases,
+        method="sync" if staged == spare else "copy",
+        why=why or "",
+        synced=synced,
     )
     _write_json(target.parent / MANIFEST_NAME, asdict(publication))
     return publication
@@ -163,6 +203,272 @@ def _copy(src: Path, dst: Path) -> None:
     shutil.copyfile(src, dst)
 
 
+def _spare_unusable(spare: Path, target: Path) -> str | None:
+    """Why the spare cannot be updated in place (None: it can)."""
+    if not spare.exists():
+        return "no spare copy yet"
+    if not target.exists():
+        return "nothing published yet"
+    if os.path.samefile(spare, target):
+        return "the spare is the published copy"
+    if _open_here(spare):
+        return "this process still has the spare open"
+    try:
+        spare.chmod(0o644)
+    except OSError as exc:
+        return f"the spare cannot be made writable: {exc}"
+    return None
+
+
+def _open_here(path: Path) -> bool:
+    """Whether this process has the file open (DuckDB's lock does not stop the same process)."""
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        return True  # cannot tell: take the whole copy
+    wanted = os.stat(path)
+    for fd in fds.iterdir():
+        try:
+            st = os.stat(fd)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) == (wanted.st_dev, wanted.st_ino):
+            return True
+    return False
+
+
+def _keep_replaced(target: Path) -> Path | None:
+    """A second name for the published copy about to be replaced (None if none or no links)."""
+    if not target.exists():
+        return None
+    kept = target.parent / _NEXT_SPARE
+    kept.unlink(missing_ok=True)
+    try:
+        os.link(target, kept)
+    except OSError:
+        return None
+    return kept
+
+
+_CATALOG_SQL = """
+select 'schema', schema_name, '', '' from duckdb_schemas()
+ where database_name = $db and not internal
+union all
+select 'table', schema_name, table_name, sql from duckdb_tables() where database_name = $db
+union all
+select 'macro', schema_name, function_name, coalesce(macro_definition, '') || parameters::varchar
+  from duckdb_functions()
+ where database_name = $db and not internal and function_type in ('macro', 'table_macro')
+union all
+select 'sequence', schema_name, sequence_name, sql from duckdb_sequences() where database_name = $db
+union all
+select 'index', schema_name, index_name, coalesce(sql, '') from duckdb_indexes()
+ where database_name = $db
+order by all
+"""
+
+
+# The log of the per-day marts' builds (pipelines/incremental.py): the days each build wrote.
+_BUILDS = "ops.daily_mart_builds"
+# Tables up to this many rows are compared row by row (the sum of their rows' hashes); the larger
+# raw tables by their rows per snapshot, as their rows are written once (insert or ignore).
+HASHED_ROWS = 500_000
+
+
+def _columns(con, db: str, schema: str, table: str) -> list[str]:
+    return [
+        r[0]
+        for r in con.execute(
+            "select column_name from duckdb_columns() "
+            "where database_name = ? and schema_name = ? and table_name = ?",
+            [db, schema, table],
+        ).fetchall()
+    ]
+
+
+def _group_key(con, db: str, schema: str, table: str) -> list[str]:
+    """The columns a table's rows are compared in groups by: its primary key without the last
+    column (a raw table's snapshot), else none (the whole table)."""
+    keys = con.execute(
+        "select constraint_column_names from duckdb_constraints() where database_name = ? "
+        "and schema_name = ? and table_name = ? and constraint_type = 'PRIMARY KEY'",
+        [db, schema, table],
+    ).fetchone()
+    return list(keys[0][:-1]) if keys and len(keys[0]) > 1 else []
+
+
+def _built_days(con, work: str) -> tuple[str | None, str]:
+    """The per-day marts' days written since the spare was made, as a query of `day`s (None when
+    the warehouse keeps no log of its builds), or why the spare cannot be updated."""
+    logged = con.execute(
+        "select count(*) from duckdb_tables() where database_name = ? "
+        "and schema_name || '.' || table_name = ?",
+        [work, _BUILDS],
+    ).fetchone()[0]
+    if not logged:
+        return None, ""
+    seen = con.execute(f"select coalesce(max(seq), 0) from {_SPARE_ALIAS}.{_BUILDS}").fetchone()[0]
+    builds = con.execute(
+        f'select window_start, window_end, rebuilt from "{work}".{_BUILDS} where seq > ?', [seen]
+    ).fetchall()
+    if any(rebuilt for _, _, rebuilt in builds):
+        return None, "per-day marts were rebuilt whole since the spare was made"
+    days = " union ".join(
+        f"select cast(d as date) as day from range(date '{a}', date '{b}' + 1, interval 1 day) t(d)"
+        for a, b, _ in builds
+    )
+    return days or "select cast(null as date) as day where false", ""
+
+
+def _sync(con: duckdb.DuckDBPyConnection, spare: Path, synced: dict[str, int]) -> str | None:
+    """Bring the spare up to the working file's state; None when done, else why it was not."""
+    work = con.execute("select current_database()").fetchone()[0]
+    con.execute(f"attach '{_sql_str(spare)}' as {_SPARE_ALIAS}")
+    try:
+        catalogs = [con.execute(_CATALOG_SQL, {"db": db}).fetchall() for db in (work, _SPARE_ALIAS)]
+        if catalogs[0] != catalogs[1]:
+            return "the spare's tables or macros are not defined as the warehouse's"
+        views = [dict(con.execute(_VIEWS_SQL, [db]).fetchall()) for db in (work, _SPARE_ALIAS)]
+        built_days, why = _built_days(con, work)
+        if why:
+            return why
+        tables = con.execute(
+            "select schema_name, table_name, estimated_size from duckdb_tables() "
+            "where database_name = ? order by all",
+            [work],
+        ).fetchall()
+        plans, checks = [], []
+        for i, (schema, table, rows) in enumerate(tables):
+            name = f'"{schema}"."{table}"'
+            ours, theirs = f'"{work}".{name}', f"{_SPARE_ALIAS}.{name}"
+            diff = f"_gpuledger_sync_{i}"
+            if built_days and schema == "marts" and "day" in _columns(con, work, schema, table):
+                # a per-day mart: the days its builds wrote since, and days whose rows differ
+                key = ["day"]
+                _group_diff(con, diff, key, ours, theirs, hashed=False, also=built_days)
+                checks.append((name, _days_filter(con, diff)))
+            else:
+                key = _group_key(con, work, schema, table)
+                hashed = rows <= HASHED_ROWS
+                _group_diff(con, diff, key, ours, theirs, hashed=hashed)
+                checks.append((name, "true" if hashed else None))
+            groups = con.execute(f"select count(*) from temp.{diff}").fetchone()[0]
+            if groups:
+                plans.append((name, key, diff))
+                synced[f"{schema}.{table}"] = groups
+        con.execute("begin")
+        try:
+            _sync_views(con, work, *views)
+            for name, key, diff in plans:
+                if key == ["day"]:
+                    # the days as constants, so that DuckDB reads only their row groups
+                    days = _days_filter(con, diff)
+                    con.execute(f"delete from {_SPARE_ALIAS}.{name} as x where {days}")
+                    con.execute(
+                        f'insert into {_SPARE_ALIAS}.{name} select x.* from "{work}".{name} as x '
+                        f"where {days}"
+                    )
+                    continue
+                match = " and ".join(f'x."{k}" is not distinct from d."{k}"' for k in key) or "true"
+                con.execute(
+                    f"delete from {_SPARE_ALIAS}.{name} as x using temp.{diff} as d where {match}"
+                )
+                con.execute(
+                    f'insert into {_SPARE_ALIAS}.{name} select x.* from "{work}".{name} as x '
+                    f"where exists (select 1 from temp.{diff} as d where {match})"
+                )
+            con.execute("commit")
+        except BaseException:
+            con.execute("rollback")
+            raise
+        # The same rows on both sides: every table's count, and the hashes of the rows written
+        # (of the whole table where it is small).
+        try:
+            for name, where in checks:
+                sides = [
+                    con.execute(f"select count(*) from {db}.{name}").fetchone()
+                    + (
+                        con.execute(
+                            f"select count(*), sum(hash(x)) from {db}.{name} as x where {where}"
+                        ).fetchone()
+                        if where
+                        else ()
+                    )
+                    for db in (f'"{work}"', _SPARE_ALIAS)
+                ]
+                if sides[0] != sides[1]:
+                    return f"{name} differs after the update ({sides[1]} vs {sides[0]})"
+        finally:
+            for i in range(len(tables)):
+                con.execute(f"drop table if exists temp._gpuledger_sync_{i}")
+        con.execute(f"checkpoint {_SPARE_ALIAS}")
+    finally:
+        con.execute(f"detach {_SPARE_ALIAS}")
+    if spare.with_name(spare.name + ".wal").exists():
+        return "the spare kept a write-ahead log after its checkpoint"
+    return None
+
+
+# A view's text as DuckDB prints it can change when dbt re-creates it unchanged (the order of an
+# EXCLUDE list), so views are not compared but re-created in the spare where their text differs.
+_VIEWS_SQL = """
+select schema_name || '.' || view_name, sql from duckdb_views()
+ where database_name = ? and not internal order by view_oid
+"""
+
+
+def _sync_views(con, work: str, ours: dict[str, str], theirs: dict[str, str]) -> None:
+    """Make the spare's views the working file's: dropped, and re-created in its order."""
+    con.execute(f"use {_SPARE_ALIAS}")
+    try:
+        for name in theirs:
+            if ours.get(name) != theirs[name]:
+                con.execute(f"drop view {_quoted(name)}")
+        for name, sql in ours.items():
+            if theirs.get(name) != sql:
+                con.execute(sql)
+    finally:
+        con.execute(f'use "{work}"')
+
+
+def _quoted(dotted: str) -> str:
+    return ".".join(f'"{part}"' for part in dotted.split(".", 1))
+
+
+def _days_filter(con, diff: str) -> str:
+    """`x.day` in the days of temp.<diff>, written out (false when there are none)."""
+    days = [r[0] for r in con.execute(f"select day from temp.{diff} order by 1").fetchall()]
+    if not days:
+        return "false"
+    listed = ", ".join("null" if d is None else f"date '{d}'" for d in days)
+    nulls = " or x.day is null" if None in days else ""
+    return f"(x.day in ({listed}){nulls})"
+
+
+def _group_diff(
+    con, diff: str, key: list[str], work: str, spare: str, hashed: bool, also: str = ""
+) -> None:
+    """temp.<diff>: the groups (key values) whose row count (or sum of row hashes) differ, and
+    the key values of `also` (a query of them)."""
+    cols = ", ".join(f'"{k}"' for k in key)
+    sel = f"{cols}, " if key else ""
+    group = "group by all" if key else ""
+    h = ", sum(hash(x)) as h" if hashed else ", 0 as h"
+    on = " and ".join(f'w."{k}" is not distinct from s."{k}"' for k in key) or "true"
+    keys = ", ".join(f'coalesce(w."{k}", s."{k}") as "{k}"' for k in key) or "1 as whole"
+    union = f" union {also}" if also else ""
+    con.execute(
+        f"""create or replace temp table {diff} as
+        with w as (select {sel}count(*) as n{h} from {work} as x {group}),
+             s as (select {sel}count(*) as n{h} from {spare} as x {group})
+        select {keys} from w full outer join s on {on}
+        where w.n is distinct from s.n or w.h is distinct from s.h{union}"""
+    )
+
+
+def _sql_str(path: Path) -> str:
+    return str(path).replace("'", "''")
+
+
 def _flush(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -188,7 +494,7 @@ def _fsync_dir(folder: Path) -> None:
 def _remove_leftovers(folder: Path) -> None:
     """Copies a killed run left behind (older than an hour, so never a running publication's)."""
     cutoff = time.time() - 3600
-    for old in folder.glob(_TMP_GLOB):
+    for old in [*folder.glob(_TMP_GLOB), *folder.glob(_NEXT_SPARE)]:
         try:
             if old.stat().st_mtime < cutoff:
                 old.unlink()

@@ -196,3 +196,172 @@ def test_readers_get_a_clear_error_before_the_first_publication(tmp_path):
     with pytest.raises(publish.NotPublished, match="no published warehouse at .*gpuledger refresh"):
         publish.connect(Paths(tmp_path))
     assert publish.publication(Paths(tmp_path)) is None
+
+
+def tables_of(path: Path) -> dict[str, list[tuple]]:
+    """Every table's rows, sorted: what a reader of that file can see."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        names = con.execute(
+            "select schema_name, table_name from duckdb_tables() order by all"
+        ).fetchall()
+        return {
+            f"{s}.{t}": sorted(con.execute(f'select * from "{s}"."{t}"').fetchall(), key=repr)
+            for s, t in names
+        }
+    finally:
+        con.close()
+
+
+def daily_db(
+    paths: Paths,
+    days: dict[str, float],
+    snapshots: list[tuple[str, int]],
+    built: tuple[str, str] | None = None,
+) -> None:
+    """A warehouse with a per-day mart, a raw table keyed by snapshot and a small table; `built`:
+    the window of days this build of the mart wrote, logged as the pipeline logs it."""
+    paths.home.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(paths.db_path))
+    try:
+        con.execute("create schema if not exists marts")
+        con.execute("create schema if not exists raw")
+        con.execute("create schema if not exists analytics")
+        con.execute("create table if not exists marts.daily (day date, gpu varchar, usd double)")
+        con.execute(
+            "create table if not exists raw.rows (source varchar, snapshot varchar, "
+            "row_index integer, price double, primary key (source, snapshot, row_index))"
+        )
+        con.execute("create schema if not exists ops")
+        con.execute(
+            "create table if not exists ops.daily_mart_builds (seq bigint primary key, "
+            "window_start date not null, window_end date not null, rebuilt varchar[] not null, "
+            "logged_at timestamptz not null)"
+        )
+        if built:
+            con.execute(
+                "insert into ops.daily_mart_builds select coalesce(max(seq), 0) + 1, ?, ?, [], "
+                "now() from ops.daily_mart_builds",
+                list(built),
+            )
+        con.execute("create or replace table marts.small as select count(*) n from marts.daily")
+        con.execute("delete from marts.daily")
+        for day, usd in days.items():
+            con.execute("insert into marts.daily values (?, 'h100', ?), (?, 'a100', ?)",
+                        [day, usd, day, usd / 2])  # fmt: skip
+        for snapshot, n in snapshots:
+            con.execute(
+                "insert or ignore into raw.rows select 'sky', ?, i, i * 1.5 from range(?) t(i)",
+                [snapshot, n],
+            )
+        con.execute("create or replace table marts.small as select count(*) n from marts.daily")
+        con.execute("create or replace view analytics.daily as select * from marts.daily")
+    finally:
+        con.close()
+
+
+def test_a_day_s_publication_updates_the_spare_copy_instead_of_copying_the_file(tmp_path):
+    """The third publication finds the first one's file as its spare and brings it up to date:
+    only the groups that changed (the new day, the new snapshot) are written, and the result
+    holds exactly the working file's rows in every table."""
+    paths = Paths(tmp_path)
+    days = {"2026-08-20": 2.0, "2026-08-21": 2.1}
+    daily_db(paths, days, [("s1", 3)], built=("2026-08-20", "2026-08-21"))
+    first = publish.publish(paths, DAY, "run-1")
+    assert first.method == "copy" and first.why == "no spare copy yet"
+    days["2026-08-22"] = 2.2
+    daily_db(paths, days, [("s1", 3), ("s2", 4)], built=("2026-08-22", "2026-08-22"))
+    second = publish.publish(paths, DAY, "run-2")
+    assert second.method == "copy" and second.why == "no spare copy yet"
+    spare = paths.published_dir / publish.SPARE_NAME
+    assert spare.exists() and not os.path.samefile(spare, paths.published_db_path)
+    days["2026-08-21"] = 1.9  # a day rebuilt (a backfill over 21..23), and a new one
+    days["2026-08-23"] = 2.3
+    daily_db(paths, days, [("s1", 3), ("s2", 4), ("s3", 2)], built=("2026-08-21", "2026-08-23"))
+    third = publish.publish(paths, DAY, "run-3")
+    assert third.method == "sync" and third.why == ""
+    assert list(third.phases) == ["checkpoint", "sync", "check", "flush", "rename"]
+    # the spare was run-1's file: the days built since (22; 21..23), the snapshots s2 and s3,
+    # the small table whole, and the log's two new rows (a table keyed by one column: whole)
+    assert third.synced == {
+        "marts.daily": 3, "marts.small": 1, "raw.rows": 2, "ops.daily_mart_builds": 1
+    }  # fmt: skip
+    assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
+    assert third.views == {"daily": 8}
+    assert not stat.S_IMODE(paths.published_db_path.stat().st_mode) & 0o222
+    assert publish.publication(paths)["method"] == "sync"
+    # and again: the spare is now run-2's file
+    days.pop("2026-08-20")  # a day whose rows are all gone (row counts differ: found unlogged)
+    daily_db(paths, days, [("s1", 3), ("s2", 4), ("s3", 2)])
+    fourth = publish.publish(paths, DAY, "run-4")
+    assert fourth.method == "sync"
+    assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
+    # views changed, added and dropped are re-created in the spare as the working file has them
+    con = duckdb.connect(str(paths.db_path))
+    con.execute("create or replace view analytics.daily as select day, usd from marts.daily")
+    con.execute("create view analytics.latest as select max(day) as day from analytics.daily")
+    con.close()
+    fifth = publish.publish(paths, DAY, "run-5")
+    assert fifth.method == "sync" and fifth.views == {"daily": 6, "latest": 1}
+    con = duckdb.connect(str(paths.db_path))
+    con.execute("drop view analytics.latest")
+    con.close()
+    sixth = publish.publish(paths, DAY, "run-6")
+    assert sixth.method == "sync" and sixth.views == {"daily": 6}
+    con = duckdb.connect(str(paths.published_db_path), read_only=True)
+    try:
+        views = con.execute("select view_name from duckdb_views() where not internal").fetchall()
+        columns = [d[0] for d in con.execute("select * from analytics.daily").description]
+    finally:
+        con.close()
+    assert views == [("daily",)] and columns == ["day", "usd"]
+    assert list(paths.published_dir.glob(".*.tmp")) == []
+
+
+def test_a_spare_a_reader_may_hold_or_defined_differently_is_not_updated(tmp_path):
+    paths = Paths(tmp_path)
+    daily_db(paths, {"2026-08-20": 2.0}, [("s1", 3)])
+    publish.publish(paths, DAY, "run-1")
+    reader = publish.connect(paths)  # this process reads run-1's copy, the next spare
+    try:
+        publish.publish(paths, DAY, "run-2")
+        daily_db(paths, {"2026-08-20": 2.0, "2026-08-21": 3.0}, [("s1", 3)])
+        done = publish.publish(paths, DAY, "run-3")
+        assert done.method == "copy" and done.why == "this process still has the spare open"
+        assert reader.execute("select count(*) from analytics.daily").fetchone()[0] == 2
+    finally:
+        reader.close()
+    # a changed definition (a new column) is not patched in: the whole file is copied
+    con = duckdb.connect(str(paths.db_path))
+    con.execute("alter table marts.daily add column region varchar")
+    con.close()
+    done = publish.publish(paths, DAY, "run-4")
+    assert done.method == "copy"
+    assert done.why == "the spare's tables or macros are not defined as the warehouse's"
+    assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
+
+
+def test_a_spare_another_process_reads_is_not_updated(tmp_path):
+    import subprocess
+    import sys
+
+    paths = Paths(tmp_path)
+    daily_db(paths, {"2026-08-20": 2.0}, [("s1", 3)])
+    publish.publish(paths, DAY, "run-1")
+    publish.publish(paths, DAY, "run-2")
+    spare = paths.published_dir / publish.SPARE_NAME
+    hold = (
+        "import duckdb, sys, time; c = duckdb.connect(sys.argv[1], read_only=True); "
+        "print('open', flush=True); time.sleep(30)"
+    )
+    reader = subprocess.Popen([sys.executable, "-c", hold, str(spare)], stdout=subprocess.PIPE)
+    try:
+        assert reader.stdout.readline().strip() == b"open"
+        daily_db(paths, {"2026-08-20": 2.0, "2026-08-21": 3.0}, [("s1", 3)])
+        done = publish.publish(paths, DAY, "run-3")
+    finally:
+        reader.kill()
+        reader.wait()
+    assert done.method == "copy"
+    assert done.why.startswith("the spare copy could not be updated: IO Error: Could not set lock")
+    assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
