@@ -13,8 +13,12 @@ Raw data is not in the fingerprint: data that arrives late for past days is buil
 `gpuledger backfill` over those days.
 
 Every model and seed has a fingerprint, so a day's build also leaves out the unit tests when no
-SQL, seed or setting changed (they test the SQL, not the data). Views and seeds are re-created on
-every run: cheap, and their data tests check each day's new raw data.
+SQL, seed or setting changed (they test the SQL, not the data). The whole project has a digest as
+well (every model, seed, test and macro, and dbt_project.yml): dbt leaves a view or seed that
+carries the stamp of this digest as it is (macros/unchanged_relations.sql), and while the digest
+is the one of the last successful build, the data tests whose every parent is a seed are left out
+(a seed's rows are the repository's file: they pass as they passed). The data tests of the views
+still run: a view over raw data shows each day's new rows.
 """
 
 from __future__ import annotations
@@ -82,6 +86,50 @@ def fingerprints(manifest_path: Path, project_dir: Path) -> dict[str, Node]:
     }
 
 
+PROJECT_ROW = "(project)"  # ops.dbt_fingerprints' row for the digest of the whole project
+
+
+@dataclass(frozen=True)
+class Project:
+    """The digest of the whole dbt project, and its data tests whose every parent is a seed."""
+
+    digest: str
+    seed_tests: tuple[str, ...]
+
+
+def project(manifest_path: Path, project_dir: Path) -> Project:
+    manifest = json.loads(Path(manifest_path).read_text(encoding="utf-8"))
+    nodes = {**manifest["nodes"], **manifest.get("unit_tests", {})}
+    parts = []
+    for uid in sorted(nodes):
+        node = nodes[uid]
+        parts.append(
+            json.dumps(
+                {
+                    "uid": uid,
+                    "checksum": node.get("checksum"),
+                    "config": node.get("config"),
+                    "test": node.get("test_metadata"),
+                    "code": node.get("raw_code"),
+                    "depends_on": node.get("depends_on"),
+                    "given": node.get("given"),
+                    "expect": node.get("expect"),
+                },
+                sort_keys=True,
+                default=str,
+            )
+        )
+    seeds = {uid for uid, n in manifest["nodes"].items() if n["resource_type"] == "seed"}
+    seed_tests = sorted(
+        n["name"]
+        for n in manifest["nodes"].values()
+        if n["resource_type"] == "test"
+        and (parents := n.get("depends_on", {}).get("nodes", []))
+        and set(parents) <= seeds
+    )
+    return Project(_digest(_settings_digest(Path(project_dir)), *parts), tuple(seed_tests))
+
+
 def _ensure(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("create schema if not exists ops")
     con.execute(
@@ -109,6 +157,8 @@ class Plan:
     changed: tuple[str, ...]
     env: dict[str, str]
     why: str = ""
+    # data tests left out: their parents are seeds and the project is as at the last build
+    skipped_tests: tuple[str, ...] = ()
 
     @property
     def full(self) -> bool:
@@ -116,7 +166,9 @@ class Plan:
 
     def args(self) -> list[str]:
         """dbt's arguments: unit tests test the SQL, so they run when some SQL changed."""
-        return [] if self.changed else ["--exclude", "resource_type:unit_test"]
+        excluded = ([] if self.changed else ["resource_type:unit_test"]) + list(self.skipped_tests)
+        # one argument: dbt reads a space-separated union of selectors in it
+        return ["--exclude", " ".join(excluded)] if excluded else []
 
 
 def prepare(
@@ -125,10 +177,12 @@ def prepare(
     as_of: date,
     start: date | None = None,
     schema: str = "marts",
+    whole: Project | None = None,
 ) -> Plan:
     """Drop the per-day marts whose fingerprint changed; return the plan for dbt."""
     _ensure(con)
     stored = dict(con.execute("select model, fingerprint from ops.dbt_fingerprints").fetchall())
+    same_project = whole is not None and stored.get(PROJECT_ROW) == whole.digest
     existing = {
         r[0]
         for r in con.execute(
@@ -166,13 +220,18 @@ def prepare(
         # marts changed (a view's new definition applies to every day it shows)
         "GPULEDGER_TEST_START": FULL_TEST_START if rebuild or changed else "",
     }
-    return Plan(tuple(rebuild), tuple(changed), env, why)
+    if whole is not None:
+        env["GPULEDGER_PROJECT_DIGEST"] = whole.digest
+    skipped = whole.seed_tests if same_project and not changed else ()
+    return Plan(tuple(rebuild), tuple(changed), env, why, tuple(skipped))
 
 
-def record(con: duckdb.DuckDBPyConnection, current: dict[str, Node]) -> None:
+def record(
+    con: duckdb.DuckDBPyConnection, current: dict[str, Node], whole: Project | None = None
+) -> None:
     """After a successful build: these fingerprints are what the warehouse now holds."""
     _ensure(con)
-    con.executemany(
-        "insert or replace into ops.dbt_fingerprints values (?, ?, now())",
-        [[n, node.fingerprint] for n, node in sorted(current.items())],
-    )
+    rows = [[n, node.fingerprint] for n, node in sorted(current.items())]
+    if whole is not None:
+        rows.append([PROJECT_ROW, whole.digest])
+    con.executemany("insert or replace into ops.dbt_fingerprints values (?, ?, now())", rows)
