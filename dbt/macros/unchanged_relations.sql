@@ -29,10 +29,9 @@
 {%- endmacro %}
 
 {% macro leave_unchanged(relation) -%}
-    {#- dbt wants a 'main' statement of every node it runs -#}
-    {% call statement('main') -%}
-        select 1 as unchanged
-    {%- endcall %}
+    {#- dbt reads the result of a 'main' statement of every node it runs: "unchanged" is what its
+        log line shows (`[unchanged in 0.01s]`) -#}
+    {%- do store_result('main', response='unchanged') -%}
     {{ return({'relations': [relation]}) }}
 {%- endmacro %}
 

@@ -99,3 +99,55 @@ def test_fingerprints_of_the_project_follow_what_each_mart_is_built_from():
     assert all(fps[n].materialized == "incremental" for n in daily)
     assert fps["workload_classes"].kind == "seed" and fps["dim_gpu"].materialized == "table"
     assert len({node.fingerprint for node in fps.values()}) == len(fps)
+
+
+def test_the_seeds_tests_are_left_out_only_while_the_whole_project_is_unchanged():
+    """A data test whose every parent is a seed tests a file of the repository: it is left out
+    while the project (models, seeds, tests, macros, settings) is as at the last successful build,
+    and runs again after any change, a changed test definition included."""
+    whole = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
+    assert len(whole.seed_tests) == 21
+    assert "unique_workload_classes_workload_class" in whole.seed_tests
+    # both parents seeds: left out; a parent that is a model (built from raw data): never
+    assert "relationships_workload_classes_model_ref__model_ref__ref_model_reference_" in (
+        whole.seed_tests
+    )
+    assert not any("dim_gpu" in t or "stg_" in t or "fct_" in t for t in whole.seed_tests)
+    con = warehouse()
+    first = incremental.prepare(con, NODES, D, whole=whole)  # nothing recorded yet
+    assert first.skipped_tests == () and first.env["GPULEDGER_PROJECT_DIGEST"] == whole.digest
+    incremental.record(con, NODES, whole)
+    con.execute("create table marts.fct_offers as select date '2026-08-22' as day")
+    con.execute("create table marts.fct_costs as select date '2026-08-22' as day")
+    day = incremental.prepare(con, NODES, D, whole=whole)
+    assert day.skipped_tests == whole.seed_tests
+    # one argument: dbt reads a space-separated union in it (several values would be commands)
+    assert day.args() == ["--exclude", " ".join(["resource_type:unit_test", *whole.seed_tests])]
+    edited = incremental.Project("another digest", whole.seed_tests)  # e.g. a test's YAML
+    assert incremental.prepare(con, NODES, D, whole=edited).skipped_tests == ()
+    seed_changed = {**NODES, "workload_classes": Node("d2", False, "seed", "seed")}
+    assert incremental.prepare(con, seed_changed, D, whole=whole).skipped_tests == ()
+
+
+def test_the_project_digest_follows_every_node_and_macro(tmp_path):
+    import json
+    import shutil
+
+    manifest = json.loads(DBT_PROJECT.manifest_path.read_text(encoding="utf-8"))
+    project_dir = tmp_path / "dbt"
+    shutil.copytree(DBT_PROJECT.project_dir / "macros", project_dir / "macros")
+    shutil.copy(DBT_PROJECT.project_dir / "dbt_project.yml", project_dir / "dbt_project.yml")
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    base = incremental.project(path, project_dir).digest
+    assert incremental.project(path, project_dir).digest == base  # stable
+    test = next(u for u, n in manifest["nodes"].items() if n["resource_type"] == "test")
+    severity = manifest["nodes"][test]["config"]["severity"]
+    manifest["nodes"][test]["config"]["severity"] = "warn" if severity != "warn" else "error"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    assert incremental.project(path, project_dir).digest != base
+    manifest["nodes"][test]["config"]["severity"] = severity
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    assert incremental.project(path, project_dir).digest == base
+    (project_dir / "macros" / "as_of_date.sql").write_text("{# edited #}", encoding="utf-8")
+    assert incremental.project(path, project_dir).digest != base
