@@ -137,14 +137,6 @@ def _ensure(con: duckdb.DuckDBPyConnection) -> None:
                model varchar primary key, fingerprint varchar not null,
                built_at timestamptz not null)"""
     )
-    # Every build of the per-day marts, written before dbt runs (a build that fails half-way has
-    # still changed its window): the days it writes, or the marts it rebuilds whole. Publishing
-    # reads it to know which days of the marts changed since its spare copy (warehouse/publish.py).
-    con.execute(
-        """create table if not exists ops.daily_mart_builds (
-               seq bigint primary key, window_start date not null, window_end date not null,
-               rebuilt varchar[] not null, logged_at timestamptz not null)"""
-    )
 
 
 @dataclass(frozen=True)
@@ -205,12 +197,6 @@ def prepare(
         if all(day is None or day <= as_of for day in newest):
             rebuild = sorted(marts)
             why = f"a range of {(as_of - start).days + 1} days up to the newest: built whole"
-    if marts:
-        con.execute(
-            "insert into ops.daily_mart_builds select coalesce(max(seq), 0) + 1, ?, ?, ?, now() "
-            "from ops.daily_mart_builds",
-            [start or as_of, as_of, list(rebuild)],
-        )
     for model in rebuild:
         con.execute(f'drop table if exists {schema}."{model}"')
     env = {

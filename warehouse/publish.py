@@ -267,7 +267,8 @@ order by all
 """
 
 
-# The log of the per-day marts' builds (pipelines/incremental.py): the days each build wrote.
+# The log of the per-day marts' builds, written by each build in its own transaction
+# (dbt/macros/daily_window.sql): the days it wrote, or the mart it built whole.
 _BUILDS = "ops.daily_mart_builds"
 # Tables up to this many rows are compared row by row (the sum of their rows' hashes); the larger
 # raw tables by their rows per snapshot, as their rows are written once (insert or ignore).

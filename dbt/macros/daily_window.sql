@@ -21,12 +21,29 @@
 
 {#- pre_hook of every per-day mart: an incremental build first deletes its window, so a day that
     now has no rows (every offer gone) does not keep yesterday's build of it; delete+insert on
-    `day` then writes the window's rows. -#}
+    `day` then writes the window's rows. Every build also logs what it writes in
+    ops.daily_mart_builds (its window, or the mart's name when it is built whole), in the
+    build's own transaction, so the log holds exactly the writes that were committed, whoever ran
+    dbt: publishing reads it to bring its spare copy up to date (warehouse/publish.py). -#}
 {% macro delete_window() -%}
-    {%- if is_incremental() -%}
-        delete from {{ this }} where day between {{ window_start() }} and {{ as_of_date() }}
-    {%- else -%}
-        select 1
+    create schema if not exists ops;
+    create table if not exists ops.daily_mart_builds (
+        seq bigint primary key,
+        window_start date not null,
+        window_end date not null,
+        rebuilt varchar [] not null,
+        logged_at timestamptz not null
+    );
+    {%- if is_incremental() %}
+    insert into ops.daily_mart_builds
+    select coalesce(max(seq), 0) + 1, {{ window_start() }}, {{ as_of_date() }}, [], now()
+    from ops.daily_mart_builds;
+    delete from {{ this }} where day between {{ window_start() }} and {{ as_of_date() }}
+    {%- else %}
+    insert into ops.daily_mart_builds
+    select coalesce(max(seq), 0) + 1, date '1900-01-01', {{ as_of_date() }},
+        ['{{ this.identifier }}'], now()
+    from ops.daily_mart_builds
     {%- endif -%}
 {%- endmacro %}
 
