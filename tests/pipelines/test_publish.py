@@ -260,7 +260,25 @@ def daily_db(
         con.close()
 
 
-def test_a_day_s_publication_updates_the_spare_copy_instead_of_copying_the_file(tmp_path):
+@pytest.fixture
+def update_small_files(monkeypatch):
+    """These warehouses are small: below SYNC_MIN_BYTES the whole file would be copied."""
+    monkeypatch.setattr(publish, "SYNC_MIN_BYTES", 0)
+
+
+def test_a_small_warehouse_is_copied_whole(tmp_path):
+    paths = Paths(tmp_path)
+    daily_db(paths, {"2026-08-20": 2.0}, [("s1", 3)], built=("2026-08-20", "2026-08-20"))
+    for run in ("run-1", "run-2", "run-3"):
+        done = publish.publish(paths, DAY, run)
+    assert paths.db_path.stat().st_size < publish.SYNC_MIN_BYTES
+    assert done.method == "copy" and done.why == "a whole copy is cheaper below 1024 MB"
+    assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
+
+
+def test_a_day_s_publication_updates_the_spare_copy_instead_of_copying_the_file(
+    tmp_path, update_small_files
+):
     """The third publication finds the first one's file as its spare and brings it up to date:
     only the groups that changed (the new day, the new snapshot) are written, and the result
     holds exactly the working file's rows in every table."""
@@ -318,7 +336,9 @@ def test_a_day_s_publication_updates_the_spare_copy_instead_of_copying_the_file(
     assert list(paths.published_dir.glob(".*.tmp")) == []
 
 
-def test_a_spare_a_reader_may_hold_or_defined_differently_is_not_updated(tmp_path):
+def test_a_spare_a_reader_may_hold_or_defined_differently_is_not_updated(
+    tmp_path, update_small_files
+):
     paths = Paths(tmp_path)
     daily_db(paths, {"2026-08-20": 2.0}, [("s1", 3)])
     publish.publish(paths, DAY, "run-1")
@@ -341,7 +361,7 @@ def test_a_spare_a_reader_may_hold_or_defined_differently_is_not_updated(tmp_pat
     assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
 
 
-def test_a_spare_another_process_reads_is_not_updated(tmp_path):
+def test_a_spare_another_process_reads_is_not_updated(tmp_path, update_small_files):
     import subprocess
     import sys
 
