@@ -23,6 +23,7 @@ file's; otherwise, or when anything in the update fails, the whole file is copie
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -133,7 +134,9 @@ def publish(paths: Paths, as_of: date, run_id: str) -> Publication:
         kept = _keep_replaced(target)
         os.replace(staged, target)
         if kept is not None:
-            os.replace(kept, spare)
+            # published all the same if this fails: the next publication copies the whole file
+            with contextlib.suppress(OSError):
+                os.replace(kept, spare)
         _fsync_dir(target.parent)
         lap("rename")
     except (OSError, duckdb.Error) as exc:
@@ -318,6 +321,9 @@ def _built_days(con, work: str) -> tuple[str | None, str]:
     if not logged:
         return None, ""
     seen = con.execute(f"select coalesce(max(seq), 0) from {_SPARE_ALIAS}.{_BUILDS}").fetchone()[0]
+    newest = con.execute(f'select coalesce(max(seq), 0) from "{work}".{_BUILDS}').fetchone()[0]
+    if newest < seen:
+        return None, "the warehouse's log of builds is behind the spare's"
     builds = con.execute(
         f'select window_start, window_end, rebuilt from "{work}".{_BUILDS} where seq > ?', [seen]
     ).fetchall()
@@ -360,7 +366,9 @@ def _sync(con: duckdb.DuckDBPyConnection, spare: Path, synced: dict[str, int]) -
                 checks.append((name, _days_filter(con, diff)))
             else:
                 key = group_keys.get((schema, table), [])
-                hashed = rows <= HASHED_ROWS
+                if not key and (schema, table) in day_tables:
+                    key = ["day"]  # no log of builds: every day compared by its rows' hashes
+                hashed = rows <= HASHED_ROWS or key == ["day"]
                 _group_diff(con, diff, key, ours, theirs, hashed=hashed)
                 checks.append((name, "true" if hashed else None))
             groups = con.execute(f"select count(*) from temp.{diff}").fetchone()[0]

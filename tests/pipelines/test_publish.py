@@ -385,3 +385,24 @@ def test_a_spare_another_process_reads_is_not_updated(tmp_path, update_small_fil
     assert done.method == "copy"
     assert done.why.startswith("the spare copy could not be updated: IO Error: Could not set lock")
     assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
+
+
+def test_without_a_log_of_builds_every_day_is_compared_by_its_rows(tmp_path, update_small_files):
+    """A warehouse whose marts keep no log of their builds: a day whose prices changed but not
+    its row count is still found (by the sum of its rows' hashes) and written."""
+    paths = Paths(tmp_path)
+    days = {"2026-08-20": 2.0, "2026-08-21": 2.1}
+    daily_db(paths, days, [("s1", 3)])
+    con = duckdb.connect(str(paths.db_path))
+    con.execute("drop table ops.daily_mart_builds")
+    con.close()
+    publish.publish(paths, DAY, "run-1")
+    publish.publish(paths, DAY, "run-2")
+    days["2026-08-20"] = 1.8  # same rows, another price
+    daily_db(paths, days, [("s1", 3)])
+    con = duckdb.connect(str(paths.db_path))
+    con.execute("drop table ops.daily_mart_builds")
+    con.close()
+    done = publish.publish(paths, DAY, "run-3")
+    assert done.method == "sync" and done.synced == {"marts.daily": 1}
+    assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
