@@ -120,8 +120,12 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
             shutil.copyfile(target / PARSE_STATE, parse_state)
     finally:
         prune_run_folders(runs_dir, keep=KEEP_DBT_RUNS)
+    # The project's digest (which lets the next build leave out the seeds' tests) is recorded
+    # only by a whole build of the step that loads the seeds and runs their tests: a subset run
+    # without them must not vouch for seeds it did not test.
+    seeds_tested = not context.is_subset and any(n.kind == "seed" for n in current.values())
     with warehouse_connection(duckdb) as con:
-        incremental.record(con, current, whole)
+        incremental.record(con, current, whole if seeds_tested else None)
 
 
 @dbt_assets(

@@ -117,3 +117,25 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     assert differences(incremental, full) == {}
     days = "select count(distinct day) from marts.fct_gpu_rankings_daily"
     assert query(full / "work.duckdb", days) == query(incremental / "work.duckdb", days)
+
+
+def test_only_a_whole_build_with_the_seeds_vouches_for_the_project(demo_copy):
+    """The project's digest lets the next build leave out the seeds' tests, so only a build
+    that loaded the seeds and ran their tests records it, not a run of a few marts."""
+    from pipelines import incremental
+    from pipelines.defs.resources import DBT_PROJECT
+
+    digest = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir).digest
+    row = "select fingerprint from ops.dbt_fingerprints where model = ?"
+    con = duckdb.connect(str(demo_copy.db_path))
+    con.execute("update ops.dbt_fingerprints set fingerprint = 'older' where model = ?",
+                [incremental.PROJECT_ROW])  # fmt: skip
+    con.close()
+    out = io.StringIO()
+    result = run_refresh(NEXT, offline=True, paths=demo_copy, out=out,
+                         assets=["marts/source_health"],
+                         extra_config={"deliver_alerts": False})  # fmt: skip
+    assert result.success, out.getvalue()
+    assert query(demo_copy, row, [incremental.PROJECT_ROW]) == [("older",)]
+    refresh(demo_copy, NEXT)  # the whole job: the seeds' tests run (the recorded digest differs)
+    assert query(demo_copy, row, [incremental.PROJECT_ROW]) == [(digest,)]
