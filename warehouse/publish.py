@@ -278,8 +278,9 @@ order by all
 
 
 # The log of the per-day marts' builds, written by each build in its own transaction
-# (dbt/macros/daily_window.sql): the days it wrote, or the mart it built whole.
-_BUILDS = "ops.daily_mart_builds"
+# (dbt/macros/daily_window.sql): one row per build (its own id), the days it wrote, or the mart it
+# built whole.
+_BUILDS = "ops.daily_mart_log"
 # Tables up to this many rows are compared row by row (the sum of their rows' hashes); the larger
 # raw tables by their rows per snapshot, as their rows are written once (insert or ignore).
 HASHED_ROWS = 500_000
@@ -320,18 +321,23 @@ def _built_days(con, work: str) -> tuple[str | None, str]:
     ).fetchone()[0]
     if not logged:
         return None, ""
-    seen = con.execute(f"select coalesce(max(seq), 0) from {_SPARE_ALIAS}.{_BUILDS}").fetchone()[0]
-    newest = con.execute(f'select coalesce(max(seq), 0) from "{work}".{_BUILDS}').fetchone()[0]
-    if newest < seen:
+    # builds run two at a time, so their order in the log means nothing: the builds since the
+    # spare are the ids the spare's log does not hold
+    lost = con.execute(
+        f"select count(*) from {_SPARE_ALIAS}.{_BUILDS} "
+        f'where build_id not in (select build_id from "{work}".{_BUILDS})'
+    ).fetchone()[0]
+    if lost:
         return None, "the warehouse's log of builds is behind the spare's"
     builds = con.execute(
-        f'select window_start, window_end, rebuilt from "{work}".{_BUILDS} where seq > ?', [seen]
+        f'select window_start, window_end, rebuilt from "{work}".{_BUILDS} '
+        f"where build_id not in (select build_id from {_SPARE_ALIAS}.{_BUILDS})"
     ).fetchall()
     if any(rebuilt for _, _, rebuilt in builds):
         return None, "per-day marts were rebuilt whole since the spare was made"
     days = " union ".join(
         f"select cast(d as date) as day from range(date '{a}', date '{b}' + 1, interval 1 day) t(d)"
-        for a, b, _ in builds
+        for a, b in sorted({(a, b) for a, b, _ in builds})
     )
     return days or "select cast(null as date) as day where false", ""
 

@@ -19,31 +19,37 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- pre_hook of every per-day mart: an incremental build first deletes its window, so a day that
-    now has no rows (every offer gone) does not keep yesterday's build of it; delete+insert on
-    `day` then writes the window's rows. Every build also logs what it writes in
-    ops.daily_mart_builds (its window, or the mart's name when it is built whole), in the
-    build's own transaction, so the log holds exactly the writes that were committed, whoever ran
-    dbt: publishing reads it to bring its spare copy up to date (warehouse/publish.py). -#}
-{% macro delete_window() -%}
+{#- on-run-start: the log of the per-day marts' builds, ops.daily_mart_log. Created before any
+    node runs, since the marts are built two at a time (threads) and two transactions creating one
+    table conflict. Each build is one row with its own id: a number taken as max + 1, as the
+    first layout of this log (ops.daily_mart_builds) did, was taken twice by builds running at
+    once; that table is dropped (publishing then copies the whole file once). -#}
+{% macro create_build_log() -%}
     create schema if not exists ops;
-    create table if not exists ops.daily_mart_builds (
-        seq bigint primary key,
+    drop table if exists ops.daily_mart_builds;
+    create table if not exists ops.daily_mart_log (
+        build_id uuid primary key default gen_random_uuid(),
         window_start date not null,
         window_end date not null,
         rebuilt varchar [] not null,
-        logged_at timestamptz not null
-    );
+        logged_at timestamptz not null default now()
+    )
+{%- endmacro %}
+
+{#- pre_hook of every per-day mart: an incremental build first deletes its window, so a day that
+    now has no rows (every offer gone) does not keep yesterday's build of it; delete+insert on
+    `day` then writes the window's rows. Every build also logs what it writes in
+    ops.daily_mart_log (its window, or the mart's name when it is built whole), in the build's
+    own transaction, so the log holds exactly the writes that were committed, whoever ran dbt:
+    publishing reads it to bring its spare copy up to date (warehouse/publish.py). -#}
+{% macro delete_window() -%}
     {%- if is_incremental() %}
-    insert into ops.daily_mart_builds
-    select coalesce(max(seq), 0) + 1, {{ window_start() }}, {{ as_of_date() }}, [], now()
-    from ops.daily_mart_builds;
+    insert into ops.daily_mart_log (window_start, window_end, rebuilt)
+    values ({{ window_start() }}, {{ as_of_date() }}, []);
     delete from {{ this }} where day between {{ window_start() }} and {{ as_of_date() }}
     {%- else %}
-    insert into ops.daily_mart_builds
-    select coalesce(max(seq), 0) + 1, date '1900-01-01', {{ as_of_date() }},
-        ['{{ this.identifier }}'], now()
-    from ops.daily_mart_builds
+    insert into ops.daily_mart_log (window_start, window_end, rebuilt)
+    values (date '1900-01-01', {{ as_of_date() }}, ['{{ this.identifier }}'])
     {%- endif -%}
 {%- endmacro %}
 

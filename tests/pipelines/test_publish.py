@@ -234,14 +234,14 @@ def daily_db(
         )
         con.execute("create schema if not exists ops")
         con.execute(
-            "create table if not exists ops.daily_mart_builds (seq bigint primary key, "
-            "window_start date not null, window_end date not null, rebuilt varchar[] not null, "
-            "logged_at timestamptz not null)"
+            "create table if not exists ops.daily_mart_log (build_id uuid primary key default "
+            "gen_random_uuid(), window_start date not null, window_end date not null, "
+            "rebuilt varchar[] not null, logged_at timestamptz not null default now())"
         )
         if built:
             con.execute(
-                "insert into ops.daily_mart_builds select coalesce(max(seq), 0) + 1, ?, ?, [], "
-                "now() from ops.daily_mart_builds",
+                "insert into ops.daily_mart_log (window_start, window_end, rebuilt) "
+                "values (?, ?, [])",
                 list(built),
             )
         con.execute("create or replace table marts.small as select count(*) n from marts.daily")
@@ -302,7 +302,7 @@ def test_a_day_s_publication_updates_the_spare_copy_instead_of_copying_the_file(
     # the spare was run-1's file: the days built since (22; 21..23), the snapshots s2 and s3,
     # the small table whole, and the log's two new rows (a table keyed by one column: whole)
     assert third.synced == {
-        "marts.daily": 3, "marts.small": 1, "raw.rows": 2, "ops.daily_mart_builds": 1
+        "marts.daily": 3, "marts.small": 1, "raw.rows": 2, "ops.daily_mart_log": 1
     }  # fmt: skip
     assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
     assert third.views == {"daily": 8}
@@ -394,15 +394,36 @@ def test_without_a_log_of_builds_every_day_is_compared_by_its_rows(tmp_path, upd
     days = {"2026-08-20": 2.0, "2026-08-21": 2.1}
     daily_db(paths, days, [("s1", 3)])
     con = duckdb.connect(str(paths.db_path))
-    con.execute("drop table ops.daily_mart_builds")
+    con.execute("drop table ops.daily_mart_log")
     con.close()
     publish.publish(paths, DAY, "run-1")
     publish.publish(paths, DAY, "run-2")
     days["2026-08-20"] = 1.8  # same rows, another price
     daily_db(paths, days, [("s1", 3)])
     con = duckdb.connect(str(paths.db_path))
-    con.execute("drop table ops.daily_mart_builds")
+    con.execute("drop table ops.daily_mart_log")
     con.close()
     done = publish.publish(paths, DAY, "run-3")
     assert done.method == "sync" and done.synced == {"marts.daily": 1}
+    assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
+
+
+def test_a_log_of_builds_that_lost_the_spare_s_builds_means_a_whole_copy(
+    tmp_path, update_small_files
+):
+    """The working file's log no longer holds builds the spare's log holds (the log was dropped
+    and made anew): which days were written since cannot be told, so the whole file is copied."""
+    paths = Paths(tmp_path)
+    days = {"2026-08-20": 2.0}
+    daily_db(paths, days, [("s1", 3)], built=("2026-08-20", "2026-08-20"))
+    publish.publish(paths, DAY, "run-1")
+    publish.publish(paths, DAY, "run-2")
+    con = duckdb.connect(str(paths.db_path))
+    con.execute("delete from ops.daily_mart_log")
+    con.close()
+    days["2026-08-21"] = 2.1
+    daily_db(paths, days, [("s1", 3)], built=("2026-08-21", "2026-08-21"))
+    done = publish.publish(paths, DAY, "run-3")
+    assert done.method == "copy"
+    assert done.why == "the warehouse's log of builds is behind the spare's"
     assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
