@@ -35,29 +35,36 @@ _HEAD = 256
 
 @dataclass(frozen=True)
 class _Parsed:
-    """The index's snapshots in order, and two lookups kept as lines are read: by key, and the
-    newest per (source, url). A daily run asks both for every page it fetches; scanning the
-    whole index each time grew with history (55,000 events after three years of 50 providers)."""
+    """The index's snapshots in order, each source's in order, and two lookups kept as lines are
+    read: by key, and the newest per (source, url). A daily run asks them for every source and
+    every page it fetches; scanning the whole index each time grew with history (55,000 events
+    after three years of 50 providers, read 17 times a run: 0.7 s)."""
 
     snaps: list
+    by_source: dict
     by_key: dict
     latest: dict
 
     @staticmethod
     def empty() -> _Parsed:
-        return _Parsed([], {}, {})
+        return _Parsed([], {}, {}, {})
 
     def extended(self, new: list) -> _Parsed:
         if not new:
             return self
-        # a new list (a caller may be iterating the old one); the lookups are only read whole
-        by_key, latest = self.by_key, self.latest
+        # new lists (a caller may be iterating the old ones); the lookups are only read whole
+        by_source, by_key, latest = dict(self.by_source), self.by_key, self.latest
+        grouped: dict[str, list] = {}
+        for snap in new:
+            grouped.setdefault(snap.source, []).append(snap)
+        for source, snaps in grouped.items():
+            by_source[source] = [*by_source.get(source, []), *snaps]
         for snap in new:
             by_key[snap.key] = snap  # as a dict of every event: the last written
             best = latest.get((snap.source, snap.url))
             if best is None or snap.fetched_at > best.fetched_at:
                 latest[(snap.source, snap.url)] = snap
-        return _Parsed([*self.snaps, *new], by_key, latest)
+        return _Parsed([*self.snaps, *new], by_source, by_key, latest)
 
 
 def _read_index(path: Path) -> _Parsed:
@@ -214,9 +221,8 @@ class Archive:
         return content
 
     def snapshots(self, source: str | None = None) -> Iterator[Snapshot]:
-        for snap in _read_index(self.index_path).snaps:
-            if source is None or snap.source == source:
-                yield snap
+        parsed = _read_index(self.index_path)
+        yield from parsed.snaps if source is None else parsed.by_source.get(source, [])
 
     def latest(self, source: str, url: str) -> Snapshot | None:
         """The snapshot of this page fetched last (the first recorded, of equal times)."""

@@ -88,3 +88,23 @@ def test_lookups_follow_the_index_as_it_grows_and_is_replaced(tmp_path):
     restored.replace(tmp_path / "index.jsonl")
     assert archive.read(archive.latest("s", "http://h/p").sha256) == b"one"
     assert len(list(archive.snapshots())) == 1
+
+
+def test_a_source_s_snapshots_are_its_own_in_index_order_as_the_index_grows(tmp_path):
+    """snapshots(source) reads a per-source list kept beside the parsed index: the same events,
+    in the same order, as filtering the whole index, also after lines are appended."""
+    archive = Archive(tmp_path)
+    archive.put("a", "http://h/1", T2, b"a1")
+    archive.put("b", "http://h/2", T1, b"b1")
+    archive.put("a", "http://h/1", T1, b"a0", origin="import")
+    assert [(s.source, s.sha256) for s in archive.snapshots("a")] == [
+        ("a", sha256_hex(b"a1")), ("a", sha256_hex(b"a0"))
+    ]  # fmt: skip
+    archive.put("b", "http://h/3", T2, b"b2")
+    archive.put("a", "http://h/4", T2, b"a2")
+    for source in ("a", "b"):
+        assert list(archive.snapshots(source)) == [
+            s for s in archive.snapshots() if s.source == source
+        ]
+    assert [s.url for s in archive.snapshots("b")] == ["http://h/2", "http://h/3"]
+    assert list(archive.snapshots("none")) == []
