@@ -384,6 +384,11 @@ def _load_benchmark_files(module, archive, con, summary, log, pending) -> None:
 
 
 def _key_ts(snap: Snapshot) -> str:
+    """The snapshot's time as the raw tables key it: UTC, microseconds, no offset."""
+    at = snap.fetched_at
+    if len(at) == 32 and at.endswith("+00:00"):
+        # as the archive writes it (utc_iso): the same text, without parsing 57,000 of them a day
+        return at[:26]
     return snap.fetched_at_dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
 
 

@@ -61,3 +61,19 @@ def test_a_crashing_parser_quarantines_the_page_not_the_run(tmp_path):
     assert quarantine[0]["field"] == "<document>"
     assert "parser crashed: KeyError" in quarantine[0]["reason"]
     assert quarantine[0]["raw"] == snap.archive_path
+
+
+def test_a_snapshot_s_key_time_is_the_raw_tables_utc_text_whatever_its_offset():
+    """The raw tables key a snapshot by its UTC time without offset; the archive writes UTC with
+    "+00:00", whose text is taken as is, and any other offset is converted."""
+    from pipelines.ingest import _key_ts
+    from sources._internal.archive import Snapshot, utc_iso
+
+    def snap(fetched_at: str) -> Snapshot:
+        return Snapshot("s", "http://h/p", fetched_at, 200, "text/html", 1, "0" * 64)
+
+    written = utc_iso(datetime(2026, 8, 22, 6, 5, 4, 321, tzinfo=UTC))
+    assert written == "2026-08-22T06:05:04.000321+00:00"
+    assert _key_ts(snap(written)) == "2026-08-22T06:05:04.000321"
+    assert _key_ts(snap("2026-08-22T08:05:04.000321+02:00")) == "2026-08-22T06:05:04.000321"
+    assert _key_ts(snap("2026-08-22T06:05:04+00:00")) == "2026-08-22T06:05:04.000000"
