@@ -206,6 +206,7 @@ def one_size(work: Path, days: int, args) -> dict:
     backfill_s = time.perf_counter() - t
     if not result.success:
         raise SystemExit(f"backfill of {days} days failed:\n{log.getvalue()[-3000:]}")
+    backfill_steps = _step_seconds(result.run_id)
 
     # The backfill has just written the warehouse (1.5 GB at three years). A day's refresh runs
     # on a machine that wrote it to disk long ago: the kernel's writeback of the backfill must
@@ -263,6 +264,7 @@ def one_size(work: Path, days: int, args) -> dict:
         "benchmark_runs": runs,
         "history_load": {k: round(v, 1) for k, v in loaded.items() if k.endswith("_s")},
         "backfill_s": round(backfill_s, 1),
+        "backfill_steps_s": backfill_steps,
         "daily_refresh_s": round(daily_s, 1),
         "daily_fetched": fetched,
         "daily_steps_s": steps,
@@ -379,6 +381,9 @@ def render(meta: dict, sizes: list[dict]) -> str:
     lines += ["", "History load (setup, not part of the figures above), seconds:", ""]
     for s in sizes:
         lines.append(f"- {s['days']} days: {s['history_load']}")
+    lines += ["", "The backfill, seconds per step (ingest = all sources together):", ""]
+    for s in sizes:
+        lines.append(f"- {s['days']} days: {s.get('backfill_steps_s', '-')}")
     for key, title in [("daily", "Daily refresh of D+1"), ("next", "The next day, D+2")]:
         lines += ["", f"{title}, seconds per step (ingest = all sources together):", ""]
         for s in sizes:
