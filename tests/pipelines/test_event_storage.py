@@ -3,6 +3,7 @@ events, the same partition status (materialized and failed days), readable by th
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import dagster as dg
@@ -188,3 +189,137 @@ def test_one_engine_per_database_committing_in_wal_mode_without_waiting_for_the_
         assert plain.execute("PRAGMA journal_mode").fetchone() == ("wal",)  # kept in the file
     finally:
         plain.close()
+
+
+# --- events kept and written together -------------------------------------------------------
+
+
+@dg.asset
+def checked_rows(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+    # what the run has written so far, as another process (`dagster dev`) reads it
+    con = sqlite3.connect(Path(context.instance.event_log_storage.path_for_shard(context.run_id)))
+    try:
+        seen = con.execute(
+            "select dagster_event_type from event_logs where step_key = ?", [context.op.name]
+        ).fetchall()
+    finally:
+        con.close()
+    context.log.info(f"seen on disk: {sorted({t for (t,) in seen if t})}")
+    return dg.MaterializeResult(metadata={"rows": 3})
+
+
+@dg.asset_check(asset=checked_rows)
+def rows_positive() -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(passed=True)
+
+
+CHECKED = dg.Definitions(
+    assets=[checked_rows],
+    asset_checks=[rows_positive],
+    jobs=[dg.define_asset_job("checked", selection=[checked_rows])],
+)
+
+
+def _check_rows(home: Path) -> list[tuple]:
+    """Each check execution against the materialization it checked (by storage id)."""
+    con = sqlite3.connect(home / "history" / "runs" / "index.db")
+    try:
+        return con.execute(
+            """select c.check_name, c.execution_status, e.dagster_event_type, e.asset_key
+               from asset_check_executions c
+               left join event_logs e on e.id = c.materialization_event_storage_id
+               order by c.id"""
+        ).fetchall()
+    finally:
+        con.close()
+
+
+def test_a_check_is_recorded_against_the_materialization_it_checked(homes):
+    """Dagster reads the asset's newest materialization for every check result it records: the
+    kept materialization is written before that read, so the check points at it, as with the
+    plain storage, and the step's start is on disk while the step runs."""
+    plain_home, batched_home = homes
+    with (
+        dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(plain_home))) as plain,
+        event_storage.open_instance(batched_home) as batched,
+    ):
+        for instance in (plain, batched):
+            for _ in range(2):
+                assert CHECKED.resolve_job_def("checked").execute_in_process(
+                    instance=instance
+                ).success
+        logs = [
+            r.event_log_entry.user_message
+            for r in batched.get_records_for_run(batched.get_runs(limit=1)[0].run_id).records
+            if "seen on disk" in r.event_log_entry.user_message
+        ]
+    assert _check_rows(batched_home) == _check_rows(plain_home)
+    assert _check_rows(batched_home) == [
+        ("rows_positive", "SUCCEEDED", "ASSET_MATERIALIZATION", '["checked_rows"]'),
+    ] * 2
+    assert _rows(batched_home) == _rows(plain_home)
+    # written when the step started (with the run's plan), though nothing read the storage since
+    assert logs == ["seen on disk: ['ASSET_MATERIALIZATION_PLANNED', 'STEP_START']"]
+
+
+def test_kept_events_reach_the_disk_in_a_second_and_at_the_run_end(homes, monkeypatch):
+    _, batched_home = homes
+    monkeypatch.setattr(event_storage, "FLUSH_EVERY_S", 1.0)
+    with event_storage.open_instance(batched_home) as instance:
+        storage = instance.event_log_storage
+
+        @dg.asset
+        def slow(context: dg.AssetExecutionContext) -> None:
+            context.log.info("first")
+            assert storage._pending  # kept, not yet written
+            time.sleep(1.5)  # nothing else happens: written FLUSH_EVERY_S after it came
+            assert not storage._pending
+            context.log.info("second")
+            assert storage._pending
+
+        defs = dg.Definitions(assets=[slow], jobs=[dg.define_asset_job("slow", [slow])])
+        result = defs.resolve_job_def("slow").execute_in_process(instance=instance)
+        assert result.success
+        assert not storage._pending  # the run's end is written at once
+        run_id = result.run_id
+    con = sqlite3.connect(batched_home / "history" / "runs" / f"{run_id}.db")
+    try:
+        types = [t for (t,) in con.execute("select dagster_event_type from event_logs order by id")]
+        messages = [m for (m,) in con.execute("select event from event_logs") if m]
+    finally:
+        con.close()
+    assert types[-1] == "PIPELINE_SUCCESS"  # the run's end (Dagster's stored name for it)
+    assert sum('"first"' in m for m in messages) == 1 and sum('"second"' in m for m in messages) == 1
+
+
+def test_an_event_that_cannot_be_written_fails_alone(homes, monkeypatch):
+    """A batch that fails is rolled back and its events written one by one: the bad one raises
+    (as Dagster's storage raises for it), the others are on disk."""
+    _, batched_home = homes
+    original = event_storage.SqliteEventLogStorage.store_event
+
+    def refuse_poison(self, event):
+        if event.user_message == "poison":
+            raise RuntimeError("cannot store this event")
+        original(self, event)
+
+    monkeypatch.setattr(event_storage.SqliteEventLogStorage, "store_event", refuse_poison)
+    with event_storage.open_instance(batched_home) as instance:
+        storage = instance.event_log_storage
+        from dagster._core.events.log import EventLogEntry
+
+        def entry(message: str) -> EventLogEntry:
+            return EventLogEntry(
+                error_info=None, level=20, user_message=message, run_id="r1",
+                timestamp=1.0, step_key=None, job_name="j", dagster_event=None,
+            )  # fmt: skip
+
+        for message in ("before", "poison", "after"):
+            storage.store_event(entry(message))
+        with pytest.raises(RuntimeError, match="cannot store this event"):
+            storage.flush()
+        assert not storage._pending
+        written = [
+            r.event_log_entry.user_message for r in storage.get_records_for_run("r1").records
+        ]
+    assert written == ["before", "after"]
