@@ -132,9 +132,8 @@ class BatchedSqliteEventLogStorage(SqliteEventLogStorage):
         # (a read of asset events has written those it needs: _read_assets)
         if not getattr(self._local, "reading_assets", False):
             self.flush()
-        with self._db_lock:
-            with self._engine(shard).connect() as conn, conn.begin():
-                yield conn
+        with self._db_lock, self._engine(shard).connect() as conn, conn.begin():
+            yield conn
 
     def has_table(self, table_name: str) -> bool:
         # Dagster asks this for every asset check event (is the checks table there?) and every

@@ -156,11 +156,16 @@ class Plan:
     def full(self) -> bool:
         return bool(self.rebuild)
 
-    def args(self) -> list[str]:
-        """dbt's arguments: unit tests test the SQL, so they run when some SQL changed."""
+    def args(self, left_as_they_are: tuple[str, ...] = ()) -> list[str]:
+        """dbt's arguments: unit tests test the SQL, so they run when some SQL changed. Views and
+        seeds `left_as_they_are` (unique ids, see unchanged()) are left out, not their data
+        tests: dbt's indirect selection then leaves the tests of a node left out in (`empty`:
+        only what the selection names, and it names every test)."""
         excluded = ([] if self.changed else ["resource_type:unit_test"]) + list(self.skipped_tests)
+        excluded += [uid.split(".", 2)[2] for uid in left_as_they_are]
         # one argument: dbt reads a space-separated union of selectors in it
-        return ["--exclude", " ".join(excluded)] if excluded else []
+        args = ["--exclude", " ".join(excluded)] if excluded else []
+        return args + (["--indirect-selection", "empty"] if left_as_they_are else [])
 
 
 def prepare(
@@ -221,3 +226,78 @@ def record(
     if whole is not None:
         rows.append([PROJECT_ROW, whole.digest])
     con.executemany("insert or replace into ops.dbt_fingerprints values (?, ?, now())", rows)
+
+
+def _reads_settings(manifest: dict, uid: str) -> bool:
+    """Whether the node's SQL reads an environment variable when compiled (the as-of day, the
+    window): its compiled SQL can differ from one build to the next with the project unchanged.
+    Found in its own code or in any macro it calls, recursively. (dbt vars come from
+    dbt_project.yml, which is in the project's digest; the pipeline passes none.)"""
+    macros = manifest.get("macros", {})
+    node = manifest["nodes"][uid]
+    if _reads_a_setting(node.get("raw_code") or ""):
+        return True
+    seen: set[str] = set()
+    todo = list(node.get("depends_on", {}).get("macros", []))
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in macros:
+            continue
+        seen.add(name)
+        if _reads_a_setting(macros[name].get("macro_sql") or ""):
+            return True
+        todo.extend(macros[name].get("depends_on", {}).get("macros", []))
+    return False
+
+
+def _reads_a_setting(sql: str) -> bool:
+    return "env_var(" in sql
+
+
+def unchanged(
+    con: duckdb.DuckDBPyConnection,
+    manifest_path: Path,
+    selected: set[str],
+    plan: Plan,
+    whole: Project | None,
+) -> tuple[str, ...]:
+    """The views and seeds of this build that dbt would leave as they are (the stamp of
+    macros/unchanged_relations.sql) and that need not be handed to dbt at all: the project is
+    the one of the last successful build and nothing of this build changed, the relation is in
+    the warehouse with a stamp, and its SQL reads no setting (the as-of day) when compiled.
+    Their data tests still run. Returns their dbt unique ids."""
+    if whole is None or plan.changed or plan.rebuild:
+        return ()
+    _ensure(con)
+    stored = con.execute(
+        "select fingerprint from ops.dbt_fingerprints where model = ?", [PROJECT_ROW]
+    ).fetchone()
+    if stored is None or stored[0] != whole.digest:
+        return ()
+    stamped = {
+        (schema, name, kind)
+        for schema, name, kind in con.execute(
+            """select schema_name, view_name, 'view' from duckdb_views()
+               where not internal and coalesce(comment, '') <> ''
+               union all
+               select schema_name, table_name, 'seed' from duckdb_tables()
+               where coalesce(comment, '') <> ''"""
+        ).fetchall()
+    }
+    manifest = json.loads(Path(manifest_path).read_text(encoding="utf-8"))
+    found = []
+    for uid, node in manifest["nodes"].items():
+        if node["name"] not in selected:
+            continue
+        kind = (
+            "seed"
+            if node["resource_type"] == "seed"
+            else "view"
+            if node["resource_type"] == "model" and node["config"].get("materialized") == "view"
+            else None
+        )
+        if kind is None or (kind == "view" and _reads_settings(manifest, uid)):
+            continue
+        if (node["schema"], node.get("alias") or node["name"], kind) in stamped:
+            found.append(uid)
+    return tuple(sorted(found))

@@ -1,8 +1,11 @@
 """The dbt project as Dagster assets: staging -> intermediate -> marts, with dbt tests as checks."""
 
+import functools
+import json
 import logging
 import os
 import shutil
+from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -15,8 +18,15 @@ from pipelines.defs.partitions import DAILY, SINGLE_RUN, window_of
 from pipelines.defs.resources import DBT_PROJECT, GpuledgerResource, warehouse_connection
 
 KEEP_DBT_RUNS = 7
+
+
 PARSE_STATE = "partial_parse.msgpack"
 DBT_LAYERS = ("staging", "intermediate", "marts", "analytics")
+
+
+@functools.cache
+def _manifest() -> dict:
+    return json.loads(DBT_PROJECT.manifest_path.read_text(encoding="utf-8"))
 
 
 class LayerTranslator(DagsterDbtTranslator):
@@ -82,6 +92,11 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
     current = {name: node for name, node in fps.items() if name in selected}
     with warehouse_connection(duckdb) as con:
         plan = incremental.prepare(con, current, as_of, start, whole=whole)
+        # views and seeds dbt would leave as they are: not handed to dbt (~30 ms of dbt's work
+        # each, and their events), recorded here as unchanged; their data tests still run
+        kept = () if context.is_subset else incremental.unchanged(
+            con, DBT_PROJECT.manifest_path, selected, plan, whole
+        )  # fmt: skip
     if plan.full:
         context.log.info(
             f"rebuilding {len(plan.rebuild)} per-day marts over every day, {plan.why}: "
@@ -93,6 +108,11 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
             f"{len(plan.skipped_tests)} data tests of the seeds left out: the project is as it "
             "was at the last successful build"
         )
+    if kept:
+        context.log.info(
+            f"{len(kept)} views and seeds left as they are (the project and their SQL are as "
+            "at the last successful build): " + ", ".join(uid.split(".")[-1] for uid in kept)
+        )
     os.environ.update(plan.env)
     # dbt's per-run target folder (manifest, run results, logs) lives with the warehouse, and only
     # the last few are kept: one folder per daily run would otherwise grow without end.
@@ -100,7 +120,7 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
     target = runs_dir / f"{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{context.run_id[:8]}"
     # no JSON artifacts: dbt wrote its 2 MB manifest twice and the run results every command
     # (~0.6 s of each); Dagster's event log holds every node's result and dbt.log its lines
-    args = ["build", "--no-write-json", *plan.args()]
+    args = ["build", "--no-write-json", *plan.args(left_as_they_are=kept)]
     if context.is_subset:
         # A few models materialized on their own: run only the tests whose every parent is among
         # them (a relationships test to a model not built here would fail on a fresh warehouse).
@@ -115,7 +135,8 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
     try:
         # dbt runs on a thread of this process (pipelines/defs/dbt_in_process.py) and queues its
         # events; Dagster records them at its pace while dbt goes on
-        yield from dbt.cli(args, context=context, target_path=target).stream()
+        events = dbt.cli(args, context=context, target_path=target).stream()
+        yield from _with_unchanged_outputs(context, events, kept)
         if (target / PARSE_STATE).exists():
             shutil.copyfile(target / PARSE_STATE, parse_state)
     finally:
@@ -165,6 +186,52 @@ def gpuledger_daily_marts(
     """The per-day marts, one partition per day: a run writes its partition's (range's) days;
     with the views built from them."""
     yield from _build(context, dbt, gpuledger, duckdb)
+
+
+def _with_unchanged_outputs(context, events: Iterator, unique_ids) -> Iterator:
+    """dbt's events, with an output for each view or seed left as it is, as dagster-dbt yields
+    one for a node dbt reports unchanged: the asset is current (a view reads its tables when
+    queried; a seed is the repository's file) and what is built from it runs. Each comes as
+    soon as the assets it is built from in this step have come (Dagster takes a step's assets
+    in the order they depend on each other), so before any of its data tests' results."""
+    manifest = _manifest()
+    translator = LayerTranslator()
+    selected = context.selected_asset_keys
+    waiting = {}
+    for uid in unique_ids:
+        key = translator.get_asset_spec(manifest, uid, DBT_PROJECT).key
+        if key in selected:
+            waiting[key] = uid
+    deps = context.assets_def.asset_deps
+    done: set = set()
+
+    def ready() -> Iterator[dg.Output]:
+        while True:
+            now = [k for k in waiting if all(p in done for p in deps.get(k, ()) if p in selected)]
+            if not now:
+                return
+            for key in sorted(now, key=lambda k: k.to_user_string()):
+                uid = waiting.pop(key)
+                done.add(key)
+                yield dg.Output(
+                    value=None,
+                    output_name=key.to_python_identifier(),
+                    metadata={"unique_id": uid, "status": "unchanged"},
+                )
+
+    yield from ready()
+    for event in events:
+        yield event
+        if isinstance(event, dg.Output):
+            done.add(context.assets_def.keys_by_output_name[event.output_name])
+            yield from ready()
+    # a node they are built from that dbt did not report (none in a whole build)
+    for key, uid in sorted(waiting.items(), key=lambda kv: kv[0].to_user_string()):
+        yield dg.Output(
+            value=None,
+            output_name=key.to_python_identifier(),
+            metadata={"unique_id": uid, "status": "unchanged"},
+        )
 
 
 def prune_run_folders(runs_dir: Path, keep: int) -> None:

@@ -70,6 +70,25 @@ def differences(a, b) -> dict[str, tuple[int, int]]:
         con.close()
 
 
+def unchanged_materializations(paths) -> set[str]:
+    """The assets the newest run recorded as left unchanged (status metadata `unchanged`)."""
+    import dagster as dg
+
+    from pipelines.event_storage import open_instance
+
+    with open_instance(paths.dagster_home) as instance:
+        run = instance.get_runs(limit=1)[0]
+        records = instance.get_records_for_run(
+            run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION, limit=1000
+        ).records
+    return {
+        r.asset_key.to_user_string()
+        for r in records
+        if (status := r.asset_materialization.metadata.get("status")) is not None
+        and status.value == "unchanged"
+    }
+
+
 def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_nothing(
     demo_copy, tmp_path, monkeypatch
 ):
@@ -78,16 +97,24 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     monkeypatch.setattr(publish, "SYNC_MIN_BYTES", 0)
     log = refresh(demo_copy, NEXT)  # the demo was built through DEMO_DAY: NEXT is incremental
     assert "rebuilding" not in log
-    # views and seeds that would come out the same are left as they are; a view whose SQL reads
-    # the as-of day is built anew (macros/unchanged_relations.sql)
+    # views and seeds that would come out the same are left as they are: the project is as the
+    # demo's build left it, so they are not handed to dbt at all (pipelines/incremental.py
+    # unchanged()), and Dagster records them unchanged; their data tests still run. A view
+    # whose SQL reads the as-of day is built anew.
     built = sorted((demo_copy.home / "dbt_runs").iterdir())[-2]
     lines = (built / "dbt.log").read_text()
-    for name, status in [("view model staging.stg_page_snapshots", "unchanged"),
-                         ("seed file reference.workload_classes", "unchanged"),
-                         ("view model intermediate.int_fx_rates_usd", "OK")]:  # fmt: skip
-        assert re.search(rf"{re.escape(name)} \.* \[\S*{status}\S* in", lines), name
+    for name in ("view model staging.stg_page_snapshots", "seed file reference.workload_classes"):
+        assert name not in lines, name
+    test = "unique_columns_stg_page_snapshots_source__url__fetched_at"
+    assert re.search(rf"PASS {test} \.* \[", lines)
+    assert re.search(r"view model intermediate\.int_fx_rates_usd \.* \[\S*OK\S* in", lines)
     run_log = max((demo_copy.home / "logs").glob("run-*.log")).read_text()
     assert "21 data tests of the seeds left out" in run_log
+    left = re.search(r"(\d+) views and seeds left as they are \(.*?\): (.*)", run_log)
+    assert left and {"stg_page_snapshots", "workload_classes"} <= set(left[2].split(", "))
+    assert "int_fx_rates_usd" not in left[2].split(", ")
+    assert unchanged_materializations(demo_copy) >= {"staging/stg_page_snapshots",
+                                                     "reference/workload_classes"}  # fmt: skip
     assert "emitted no result" not in log  # Dagster's note on each: in the run's log only
     assert query(demo_copy, "select count(*) from marts.fct_gpu_rankings_daily where day = ?",
                  [NEXT])[0][0] > 100  # fmt: skip
@@ -110,6 +137,12 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     con.execute("delete from ops.dbt_fingerprints")
     con.close()
     refresh(demo_copy, NEXT)
+    # without a recorded project every view goes to dbt, which leaves one whose stamp is that
+    # of this build as it is (macros/unchanged_relations.sql); the as-of view too: the same day
+    lines = (sorted((demo_copy.home / "dbt_runs").iterdir())[-2] / "dbt.log").read_text()
+    for name in ("view model staging.stg_page_snapshots", "seed file reference.workload_classes",
+                 "view model intermediate.int_fx_rates_usd"):  # fmt: skip
+        assert re.search(rf"{re.escape(name)} \.* \[\S*unchanged\S* in", lines), name
     rebuilt = publish.publication(demo_copy)
     assert rebuilt["method"] == "copy"
     assert rebuilt["why"] == "per-day marts were rebuilt whole since the spare was made"

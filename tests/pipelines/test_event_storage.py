@@ -245,18 +245,22 @@ def test_a_check_is_recorded_against_the_materialization_it_checked(homes):
     ):
         for instance in (plain, batched):
             for _ in range(2):
-                assert CHECKED.resolve_job_def("checked").execute_in_process(
-                    instance=instance
-                ).success
+                assert (
+                    CHECKED.resolve_job_def("checked").execute_in_process(instance=instance).success
+                )
         logs = [
             r.event_log_entry.user_message
             for r in batched.get_records_for_run(batched.get_runs(limit=1)[0].run_id).records
             if "seen on disk" in r.event_log_entry.user_message
         ]
     assert _check_rows(batched_home) == _check_rows(plain_home)
-    assert _check_rows(batched_home) == [
-        ("rows_positive", "SUCCEEDED", "ASSET_MATERIALIZATION", '["checked_rows"]'),
-    ] * 2
+    assert (
+        _check_rows(batched_home)
+        == [
+            ("rows_positive", "SUCCEEDED", "ASSET_MATERIALIZATION", '["checked_rows"]'),
+        ]
+        * 2
+    )
     assert _rows(batched_home) == _rows(plain_home)
     # written when the step started (with the run's plan), though nothing read the storage since
     assert logs == ["seen on disk: ['ASSET_MATERIALIZATION_PLANNED', 'STEP_START']"]
@@ -289,7 +293,9 @@ def test_kept_events_reach_the_disk_in_a_second_and_at_the_run_end(homes, monkey
     finally:
         con.close()
     assert types[-1] == "PIPELINE_SUCCESS"  # the run's end (Dagster's stored name for it)
-    assert sum('"first"' in m for m in messages) == 1 and sum('"second"' in m for m in messages) == 1
+    assert (
+        sum('"first"' in m for m in messages) == 1 and sum('"second"' in m for m in messages) == 1
+    )
 
 
 def test_an_event_that_cannot_be_written_fails_alone(homes, monkeypatch):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
 
 import duckdb
@@ -151,3 +152,65 @@ def test_the_project_digest_follows_every_node_and_macro(tmp_path):
     assert incremental.project(path, project_dir).digest == base
     (project_dir / "macros" / "as_of_date.sql").write_text("{# edited #}", encoding="utf-8")
     assert incremental.project(path, project_dir).digest != base
+
+
+def test_views_and_seeds_left_as_they_are_only_while_nothing_they_show_can_differ():
+    """A view or seed is not handed to dbt when dbt would leave it as it is: the project is the
+    one of the last successful build, nothing of this build changed, it is in the warehouse with
+    its stamp, and its compiled SQL reads no setting. The project's real views and seeds."""
+    whole = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
+    current = incremental.fingerprints(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
+    selected = set(current)
+    con = duckdb.connect()
+    for schema in ("staging", "intermediate", "reference", "marts"):
+        con.execute(f"create schema {schema}")
+    for name in ("stg_price_observations", "stg_gpu_specs"):
+        con.execute(f"create view staging.{name} as select 1 as x")
+        con.execute(f"comment on view staging.{name} is 'stamp'")
+    con.execute("create view staging.stg_fx_rates as select 1 as x")  # built without a stamp
+    # reads the as-of day when compiled (macros/as_of_date.sql): its SQL differs day by day
+    con.execute("create view intermediate.int_fx_rates_usd as select 1 as x")
+    con.execute("comment on view intermediate.int_fx_rates_usd is 'stamp'")
+    con.execute("create table reference.workload_classes as select 1 as x")
+    con.execute("comment on table reference.workload_classes is 'stamp'")
+    con.execute("create table marts.dim_gpu as select 1 as x")  # a table model: always built
+    con.execute("comment on table marts.dim_gpu is 'stamp'")
+
+    def unchanged(plan, project=whole):
+        return incremental.unchanged(con, DBT_PROJECT.manifest_path, selected, plan, project)
+
+    day = incremental.Plan((), (), {})
+    assert unchanged(day) == ()  # no build recorded the project yet
+    incremental.record(con, current, whole)
+    kept = (
+        "model.gpuledger.stg_gpu_specs",
+        "model.gpuledger.stg_price_observations",
+        "seed.gpuledger.workload_classes",
+    )
+    assert unchanged(day) == kept
+    # the as-of views are found from their macros, recursively (as_of_date reads env_var)
+    manifest = json.loads(DBT_PROJECT.manifest_path.read_text(encoding="utf-8"))
+    reads = sorted(
+        uid.split(".")[-1]
+        for uid, n in manifest["nodes"].items()
+        if n["config"].get("materialized") == "view" and incremental._reads_settings(manifest, uid)
+    )
+    assert reads == ["int_evidence_epochs", "int_fx_rates_usd", "int_gpu_specs_by_epoch",
+                     "int_gpu_specs_resolved", "int_price_observations_accepted",
+                     "int_price_snapshots_daily"]  # fmt: skip
+    # not in this build's selection: not its to leave out
+    assert incremental.unchanged(
+        con, DBT_PROJECT.manifest_path, selected - {"stg_gpu_specs"}, day, whole
+    ) == kept[1:]  # fmt: skip
+    # anything changed in this build, a rebuild, another project: everything goes to dbt
+    assert unchanged(incremental.Plan((), ("stg_gpu_specs",), {})) == ()
+    assert unchanged(incremental.Plan(("fct_gpu_offers_daily",), (), {})) == ()
+    assert unchanged(day, incremental.Project("another digest", whole.seed_tests)) == ()
+    assert unchanged(day, None) == ()
+    # a dropped view is built again
+    con.execute("drop view staging.stg_gpu_specs")
+    assert unchanged(day) == kept[1:]
+    # dbt's arguments: the nodes left out by name, and their data tests kept in (`empty`)
+    args = day.args(left_as_they_are=kept[1:])
+    assert args == ["--exclude", "resource_type:unit_test stg_price_observations workload_classes",
+                    "--indirect-selection", "empty"]  # fmt: skip
