@@ -218,14 +218,26 @@ def prepare(
 
 
 def record(
-    con: duckdb.DuckDBPyConnection, current: dict[str, Node], whole: Project | None = None
+    con: duckdb.DuckDBPyConnection,
+    current: dict[str, Node],
+    whole: Project | None = None,
+    built: tuple[str, str] | None = None,
 ) -> None:
-    """After a successful build: these fingerprints are what the warehouse now holds."""
+    """After a successful build: these fingerprints are what the warehouse now holds. `whole`:
+    the project, vouched for by a build that loaded the seeds and ran their tests. `built`:
+    (step, project digest) of a whole build of one step, whose every view and seed now carries
+    the stamp of that project (see unchanged())."""
     _ensure(con)
     rows = [[n, node.fingerprint] for n, node in sorted(current.items())]
     if whole is not None:
         rows.append([PROJECT_ROW, whole.digest])
+    if built is not None:
+        rows.append([_built_row(built[0]), built[1]])
     con.executemany("insert or replace into ops.dbt_fingerprints values (?, ?, now())", rows)
+
+
+def _built_row(step: str) -> str:
+    return f"(project built by {step})"
 
 
 def _reads_settings(manifest: dict, uid: str) -> bool:
@@ -260,17 +272,19 @@ def unchanged(
     selected: set[str],
     plan: Plan,
     whole: Project | None,
+    step: str,
 ) -> tuple[str, ...]:
     """The views and seeds of this build that dbt would leave as they are (the stamp of
     macros/unchanged_relations.sql) and that need not be handed to dbt at all: the project is
-    the one of the last successful build and nothing of this build changed, the relation is in
-    the warehouse with a stamp, and its SQL reads no setting (the as-of day) when compiled.
-    Their data tests still run. Returns their dbt unique ids."""
+    the one of this step's last successful whole build (so every view and seed of the step
+    carries that project's stamp) and nothing of this build changed, the relation is in the
+    warehouse with a stamp, and its SQL reads no setting (the as-of day) when compiled. Their
+    data tests still run. Returns their dbt unique ids."""
     if whole is None or plan.changed or plan.rebuild:
         return ()
     _ensure(con)
     stored = con.execute(
-        "select fingerprint from ops.dbt_fingerprints where model = ?", [PROJECT_ROW]
+        "select fingerprint from ops.dbt_fingerprints where model = ?", [_built_row(step)]
     ).fetchone()
     if stored is None or stored[0] != whole.digest:
         return ()

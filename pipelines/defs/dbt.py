@@ -18,8 +18,6 @@ from pipelines.defs.partitions import DAILY, SINGLE_RUN, window_of
 from pipelines.defs.resources import DBT_PROJECT, GpuledgerResource, warehouse_connection
 
 KEEP_DBT_RUNS = 7
-
-
 PARSE_STATE = "partial_parse.msgpack"
 DBT_LAYERS = ("staging", "intermediate", "marts", "analytics")
 
@@ -90,12 +88,13 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
     fps = incremental.fingerprints(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
     whole = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
     current = {name: node for name, node in fps.items() if name in selected}
+    step = context.assets_def.node_def.name
     with warehouse_connection(duckdb) as con:
         plan = incremental.prepare(con, current, as_of, start, whole=whole)
         # views and seeds dbt would leave as they are: not handed to dbt (~30 ms of dbt's work
         # each, and their events), recorded here as unchanged; their data tests still run
         kept = () if context.is_subset else incremental.unchanged(
-            con, DBT_PROJECT.manifest_path, selected, plan, whole
+            con, DBT_PROJECT.manifest_path, selected, plan, whole, step
         )  # fmt: skip
     if plan.full:
         context.log.info(
@@ -145,8 +144,15 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
     # only by a whole build of the step that loads the seeds and runs their tests: a subset run
     # without them must not vouch for seeds it did not test.
     seeds_tested = not context.is_subset and any(n.kind == "seed" for n in current.values())
+    # A whole build of the step leaves every view and seed of it with this project's stamp: the
+    # next build of the step may leave them out of dbt (incremental.unchanged).
     with warehouse_connection(duckdb) as con:
-        incremental.record(con, current, whole if seeds_tested else None)
+        incremental.record(
+            con,
+            current,
+            whole if seeds_tested else None,
+            built=None if context.is_subset else (step, whole.digest),
+        )
 
 
 @dbt_assets(

@@ -156,8 +156,9 @@ def test_the_project_digest_follows_every_node_and_macro(tmp_path):
 
 def test_views_and_seeds_left_as_they_are_only_while_nothing_they_show_can_differ():
     """A view or seed is not handed to dbt when dbt would leave it as it is: the project is the
-    one of the last successful build, nothing of this build changed, it is in the warehouse with
-    its stamp, and its compiled SQL reads no setting. The project's real views and seeds."""
+    one of the step's last successful whole build, nothing of this build changed, it is in the
+    warehouse with its stamp, and its compiled SQL reads no setting. The project's real views
+    and seeds."""
     whole = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
     current = incremental.fingerprints(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
     selected = set(current)
@@ -176,12 +177,20 @@ def test_views_and_seeds_left_as_they_are_only_while_nothing_they_show_can_diffe
     con.execute("create table marts.dim_gpu as select 1 as x")  # a table model: always built
     con.execute("comment on table marts.dim_gpu is 'stamp'")
 
-    def unchanged(plan, project=whole):
-        return incremental.unchanged(con, DBT_PROJECT.manifest_path, selected, plan, project)
+    def unchanged(plan, project=whole, step="models"):
+        return incremental.unchanged(
+            con, DBT_PROJECT.manifest_path, selected, plan, project, step
+        )  # fmt: skip
 
     day = incremental.Plan((), (), {})
     assert unchanged(day) == ()  # no build recorded the project yet
-    incremental.record(con, current, whole)
+    # another step's whole build (in the same run, say) does not vouch for this step's views:
+    # they carry the stamp of the project this step last built them with
+    incremental.record(con, current, whole, built=("marts", whole.digest))
+    assert unchanged(day) == ()
+    incremental.record(con, current, whole, built=("models", "the project before"))
+    assert unchanged(day) == ()
+    incremental.record(con, current, whole, built=("models", whole.digest))
     kept = (
         "model.gpuledger.stg_gpu_specs",
         "model.gpuledger.stg_price_observations",
@@ -200,7 +209,7 @@ def test_views_and_seeds_left_as_they_are_only_while_nothing_they_show_can_diffe
                      "int_price_snapshots_daily"]  # fmt: skip
     # not in this build's selection: not its to leave out
     assert incremental.unchanged(
-        con, DBT_PROJECT.manifest_path, selected - {"stg_gpu_specs"}, day, whole
+        con, DBT_PROJECT.manifest_path, selected - {"stg_gpu_specs"}, day, whole, "models"
     ) == kept[1:]  # fmt: skip
     # anything changed in this build, a rebuild, another project: everything goes to dbt
     assert unchanged(incremental.Plan((), ("stg_gpu_specs",), {})) == ()
