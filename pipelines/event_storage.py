@@ -1,5 +1,5 @@
-"""The Dagster instance gpuledger's runs record into: Dagster's own SQLite storage, writing the
-events of a day range in one transaction.
+"""The Dagster instance gpuledger's runs record into: Dagster's own SQLite storage, writing
+events together in one transaction per database.
 
 A run over a range of days records, for every partitioned asset, one planned and one
 materialization event per day (Dagster's partition status needs them; a failed day is marked
@@ -17,15 +17,16 @@ disk (SQLite's `synchronous=FULL`), about 3.5 s of a day's run over three years 
 a new SQLite connection whose closing checkpoints the WAL file, about 4 s more. This storage
 keeps one engine and one open connection per database and commits with `synchronous=NORMAL`,
 which SQLite documents as safe for a database in WAL mode (Dagster puts these in WAL mode): a
-crashed process loses nothing and the files stay consistent; a power cut can lose the last
-events, which a rerun of the day writes again (the warehouse, not the event log, holds the data).
+crashed process loses no committed event and the files stay consistent; a power cut can lose
+the last events, which a rerun of the day writes again (the warehouse, not the event log, holds
+the data).
 
 Even so, each event was a transaction of its own, and Dagster, for every event on the index,
 asked SQLite on a new connection whether the asset-check table exists and read the asset table's
 columns: 647 events, 3.3-4.5 s of a day's run at 365 days, on the same interpreter lock as dbt's
 thread. So the events are kept in memory and written together, in the order they came and as
 Dagster writes them, in one transaction per database: when a step or the run starts or ends,
-when a second has passed since the last write, and before anything reads the storage (a read of
+a second after the first kept event at the latest, and before anything reads the storage (a read of
 asset events writes the kept events up to the last asset event, which is what it can see; any
 other read writes them all). A crashed process can lose the last second's events, not more;
 the tables' existence is asked once per process.
@@ -74,7 +75,8 @@ WRITE_AT_ONCE = frozenset({
 
 
 class BatchedSqliteEventLogStorage(SqliteEventLogStorage):
-    """SQLite event storage that writes a batch of asset events in one transaction."""
+    """SQLite event storage that keeps events and writes them together (see the module's text);
+    a range's batch of asset events is written in one transaction as well."""
 
     @classmethod
     def from_config_value(cls, inst_data, config_value):
