@@ -28,8 +28,9 @@ MART_KEYS = [
     "($GPULEDGER_HOME/published/gpuledger.duckdb), replaced atomically once every model built",
 )
 def published_warehouse(context: dg.AssetExecutionContext, gpuledger: GpuledgerResource):
-    _, as_of = window_of(context)
-    done = publish.publish(gpuledger.paths, as_of, context.run_id)
+    start, as_of = window_of(context)
+    # a backfill (a range of days) also makes the next day's spare (warehouse/publish.py)
+    done = publish.publish(gpuledger.paths, as_of, context.run_id, spare_now=start < as_of)
     parts = ", ".join(f"{name} {seconds} s" for name, seconds in done.phases.items())
     context.log.info(
         f"published {done.path} ({done.size_bytes:,} bytes) in {done.seconds} s ({parts})"

@@ -427,3 +427,94 @@ def test_a_log_of_builds_that_lost_the_spare_s_builds_means_a_whole_copy(
     assert done.method == "copy"
     assert done.why == "the warehouse's log of builds is behind the spare's"
     assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
+
+
+def rebuilt_whole(paths: Paths) -> None:
+    """Log a build of the per-day mart over every day, as a backfill's build logs it."""
+    con = duckdb.connect(str(paths.db_path))
+    con.execute(
+        "insert into ops.daily_mart_log (window_start, window_end, rebuilt) "
+        "values (date '1900-01-01', ?, ['daily'])",
+        [DAY],
+    )
+    con.close()
+
+
+@pytest.mark.parametrize("spare_now", [False, True])
+def test_a_backfill_s_publication_leaves_a_spare_the_next_day_can_update(
+    tmp_path, update_small_files, spare_now
+):
+    """After a backfill rebuilt the marts whole, the copy published before it is no use as a
+    spare: the next day copied the whole file again. A backfill's publication (spare_now)
+    makes the spare from what it published, and the next day updates it."""
+    paths = Paths(tmp_path)
+    days = {"2026-08-20": 2.0, "2026-08-21": 2.1}
+    daily_db(paths, days, [("s1", 3)], built=("2026-08-20", "2026-08-21"))
+    publish.publish(paths, DAY, "day-before")
+    publish.publish(paths, DAY, "day-before-2")  # a spare from an earlier publication
+    days["2026-08-20"] = 1.8  # the backfill rewrote history
+    daily_db(paths, days, [("s1", 3)])
+    rebuilt_whole(paths)
+    backfill = publish.publish(paths, DAY, "backfill", spare_now=spare_now)
+    assert backfill.method == "copy"
+    assert backfill.why == "per-day marts were rebuilt whole since the spare was made"
+    spare = paths.published_dir / publish.SPARE_NAME
+    if spare_now:
+        assert list(backfill.phases)[-1] == "spare"
+        assert not os.path.samefile(spare, paths.published_db_path)
+        assert tables_of(spare) == tables_of(paths.published_db_path)
+    else:
+        assert "spare" not in backfill.phases
+    days["2026-08-22"] = 2.2
+    daily_db(paths, days, [("s1", 3), ("s2", 2)], built=("2026-08-22", "2026-08-22"))
+    next_day = publish.publish(paths, DAY, "next-day")
+    if spare_now:
+        assert next_day.method == "sync" and next_day.why == ""
+        assert next_day.synced == {
+            "marts.daily": 1, "marts.small": 1, "raw.rows": 1, "ops.daily_mart_log": 1
+        }  # fmt: skip
+    else:
+        assert next_day.method == "copy"
+        assert next_day.why == "per-day marts were rebuilt whole since the spare was made"
+    assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
+    assert list(paths.published_dir.glob(".*.tmp")) == []
+
+
+def test_no_spare_is_made_where_every_publication_copies_the_whole_file(tmp_path):
+    paths = Paths(tmp_path)
+    daily_db(paths, {"2026-08-20": 2.0}, [("s1", 3)], built=("2026-08-20", "2026-08-20"))
+    # below SYNC_MIN_BYTES every publication copies the whole file: a spare would not be used
+    small = publish.publish(paths, DAY, "backfill", spare_now=True)
+    assert small.method == "copy" and "spare" not in small.phases
+    assert not (paths.published_dir / publish.SPARE_NAME).exists()
+
+
+def test_a_spare_that_cannot_be_made_leaves_the_publication_and_no_debris(
+    tmp_path, update_small_files, monkeypatch
+):
+    paths = Paths(tmp_path)
+    daily_db(paths, {"2026-08-20": 2.0}, [("s1", 3)], built=("2026-08-20", "2026-08-20"))
+    publish.publish(paths, DAY, "first")
+    copy = publish._copy
+
+    def disk_full_for_the_spare(src, dst):
+        if dst.name.startswith(publish.SPARE_NAME):
+            dst.write_bytes(b"partial")
+            raise OSError(errno.ENOSPC, "No space left on device")
+        copy(src, dst)
+
+    monkeypatch.setattr(publish, "_copy", disk_full_for_the_spare)
+    rebuilt_whole(paths)
+    done = publish.publish(paths, DAY, "backfill", spare_now=True)
+    assert done.method == "copy" and read_views(paths) == {"daily": 2}
+    assert not (paths.published_dir / publish.SPARE_NAME).exists()
+    assert list(paths.published_dir.glob(".gpuledger.spare*")) == []
+    monkeypatch.setattr(publish, "_copy", copy)
+    # the next publication copies the whole file, as without a spare
+    after = publish.publish(paths, DAY, "next-day")
+    assert after.method == "copy" and after.why == "no spare copy yet"
+    assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
+
+
+def read_views(paths: Paths) -> dict[str, int]:
+    return publish.check(paths.published_db_path)
