@@ -8,12 +8,15 @@ and loaded in one transaction with its verdict and quarantined rows. Only snapsh
 the dbt models; a failing one is kept in raw with the failing expectations and sample rows.
 """
 
+import contextlib
 import dataclasses
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC
 from types import ModuleType
 
+import duckdb
 import pandas as pd
 
 from pipelines.benchmarks import take_inbox
@@ -392,11 +395,10 @@ def _key_ts(snap: Snapshot) -> str:
     return snap.fetched_at_dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
 
 
-def ingest_source(
-    module: ModuleType, settings: GpuledgerResource, run_id: str, log
-) -> IngestSummary:
-    """Fetch (unless offline), archive, and load every pending snapshot of one source."""
-    archive = settings.archive()
+@contextlib.contextmanager
+def raw_connection(settings: GpuledgerResource, log) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The warehouse, its raw tables in the current layout, for loading one source or several
+    (opening the file and checking the layout cost ~35 ms, per source when each opened it)."""
     con = db.connect(settings.paths.db_path)
     try:
         rebuilt = db.ensure_raw_schema(con)
@@ -405,8 +407,24 @@ def ingest_source(
                 f"raw tables {', '.join(rebuilt)} had an older layout: every archive-derived raw "
                 "table is rebuilt from the archive"
             )
-        summary = _fetch_into_archive(module, settings, archive, run_id, log, con)
-        _load_pending(module, settings, archive, con, summary, log)
+        yield con
     finally:
         con.close()
+
+
+def ingest_source(
+    module: ModuleType,
+    settings: GpuledgerResource,
+    run_id: str,
+    log,
+    con: duckdb.DuckDBPyConnection | None = None,
+) -> IngestSummary:
+    """Fetch (unless offline), archive, and load every pending snapshot of one source, on `con`
+    (from raw_connection) or on a connection of its own."""
+    if con is None:
+        with raw_connection(settings, log) as own:
+            return ingest_source(module, settings, run_id, log, own)
+    archive = settings.archive()
+    summary = _fetch_into_archive(module, settings, archive, run_id, log, con)
+    _load_pending(module, settings, archive, con, summary, log)
     return summary

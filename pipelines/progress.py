@@ -27,10 +27,11 @@ STEP_LABELS = {
 
 
 DBT_STEPS = ("gpuledger_dbt_models", "gpuledger_daily_marts")
+INGEST_STEP = "ingest"  # every source, one asset each (pipelines/defs/ingest.py)
 
 
 class ProgressHandler(logging.Handler):
-    """Turns Dagster's step events into progress lines; ingest steps share one line and bar."""
+    """Turns Dagster's step events into progress lines; the ingest step's bar counts sources."""
 
     def __init__(self, stream, n_sources: int, n_models: dict[str, int]):
         super().__init__(logging.DEBUG)
@@ -60,20 +61,23 @@ class ProgressHandler(logging.Handler):
             return
         kind, step = event.event_type_value, event.step_key or ""
         now = time.perf_counter()
-        if step.startswith("ingest__"):
-            if kind == "STEP_START" and self.ingest_started is None:
+        if step == INGEST_STEP:
+            if kind == "STEP_START":
                 self.ingest_started = now
                 self._bar("ingest", self.n_sources)
-            elif kind == "STEP_SUCCESS":
+            elif kind == "ASSET_MATERIALIZATION":
                 self.ingested += 1
                 if self.bar is not None:
                     self.bar.update(1)
-                if self.ingested == self.n_sources:
-                    took = now - (self.ingest_started or now)
-                    self._line(f"ingest: {self.ingested} sources fetched or read, checked, "
-                               f"loaded ({took:.1f} s)")  # fmt: skip
+            elif kind == "STEP_SUCCESS":
+                took = now - (self.ingest_started or now)
+                self._line(f"ingest: {self.ingested} sources fetched or read, checked, "
+                           f"loaded ({took:.1f} s)")  # fmt: skip
             elif kind == "STEP_FAILURE":
-                self._line(f"ingest {step[len('ingest__') :]} FAILED: {event.message}")
+                self._line(f"ingest FAILED after {self.ingested} sources: {event.message}")
+                failure = getattr(event.event_specific_data, "error", None)
+                if failure is not None:
+                    print(failure.message.strip(), file=self.stream, flush=True)
             return
         label = STEP_LABELS.get(step, step)
         if kind == "STEP_START":

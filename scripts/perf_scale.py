@@ -292,11 +292,8 @@ def _step_seconds(run_id: str) -> dict[str, float]:
         for stat in instance.get_run_step_stats(run_id):
             if stat.start_time is None or stat.end_time is None:
                 continue
-            key = (
-                stat.step_key.split("__")[0]
-                if stat.step_key.startswith("ingest")
-                else stat.step_key
-            )
+            # (ingest was a step per source until 2026-12-02; one step since)
+            key = "ingest" if stat.step_key.startswith("ingest") else stat.step_key
             grouped[key] = round(grouped.get(key, 0.0) + stat.end_time - stat.start_time, 1)
     return grouped
 

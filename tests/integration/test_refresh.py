@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 import sources
+from pipelines import ingest as ingest_engine
 from pipelines.refresh import run_refresh
 from tests.conftest import COREWEAVE, SKYPILOT, Route, query
 from warehouse.paths import Paths
@@ -217,3 +218,45 @@ def test_failed_validation_stops_that_source_only(tmp_path, served):
         paths, "select count(*) > 0 from raw.price_observations where source = 'coreweave'"
     ) == [(True,)]
     assert query(paths, "select distinct provider from marts.fct_gpu_offers_daily") == [("lambda",)]
+
+
+def test_a_source_whose_code_raises_fails_the_ingest_step_by_name_after_the_others_load(
+    tmp_path, served, monkeypatch
+):
+    """All sources load in one step on one connection: a defect in one source's code (not bad
+    input, which is quarantined) does not keep the others out of raw; the step then fails and
+    names the source and the error, and nothing downstream is built from a partial load."""
+
+    # (a parser that raises is caught and its page quarantined: the defect is past the parser)
+    load_pending = ingest_engine._load_pending
+
+    def broken_for_coreweave(module, *args, **kwargs):
+        if module.NAME == "coreweave":
+            raise RuntimeError("loader defect under test")
+        return load_pending(module, *args, **kwargs)
+
+    monkeypatch.setattr(ingest_engine, "_load_pending", broken_for_coreweave)
+    paths = Paths(tmp_path)
+    result = refresh(paths, served, assets=CHECKED_MARTS)
+    assert not result.success
+    failure = next(e for e in result.all_events if e.is_step_failure)
+    assert failure.step_key == "ingest"
+    text = str(failure.event_specific_data.user_failure_data.description)
+    assert "coreweave: RuntimeError: loader defect under test" in text
+    # the other sources were loaded and recorded with their checks
+    materialized = {
+        e.asset_key.to_user_string()
+        for e in result.get_asset_materialization_events()
+        if e.asset_key.path[0] == "ingest"
+    }
+    assert "ingest/skypilot" in materialized and "ingest/coreweave" not in materialized
+    assert price_checks(result) == {("ingest/skypilot", True)}
+    assert query(
+        paths, "select count(*) > 0 from raw.price_observations where source = 'skypilot'"
+    ) == [(True,)]
+    # nothing downstream ran on a partial load
+    assert not any(
+        e.is_step_success and e.step_key in ("raw_tables", "gpuledger_dbt_models")
+        for e in result.all_events
+    )
+    assert not paths.published_db_path.exists()
