@@ -55,7 +55,9 @@ def test_publish_copies_checks_and_describes(tmp_path):
     # where the time went, in order (the scale run reports them at three years of history)
     assert list(done.phases) == ["checkpoint", "copy", "check", "flush", "rename"]
     assert manifest["phases"] == done.phases and all(v >= 0 for v in done.phases.values())
-    assert sum(done.phases.values()) <= done.seconds
+    # the parts are within the whole (each figure is rounded to the millisecond: half of one
+    # per figure either way)
+    assert sum(done.phases.values()) <= done.seconds + 0.0005 * (len(done.phases) + 1)
     assert list(paths.published_dir.glob(".*.tmp")) == []
 
 
