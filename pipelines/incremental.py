@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -222,18 +222,50 @@ def record(
     current: dict[str, Node],
     whole: Project | None = None,
     built: tuple[str, str] | None = None,
+    started: datetime | None = None,
 ) -> None:
     """After a successful build: these fingerprints are what the warehouse now holds. `whole`:
     the project, vouched for by a build that loaded the seeds and ran their tests. `built`:
     (step, project digest) of a whole build of one step, whose every view and seed now carries
-    the stamp of that project (see unchanged())."""
+    the stamp of that project (see unchanged()); its row's time is when the build `started`
+    (what was loaded before then, its data tests have checked: see new_since())."""
     _ensure(con)
     rows = [[n, node.fingerprint] for n, node in sorted(current.items())]
     if whole is not None:
         rows.append([PROJECT_ROW, whole.digest])
-    if built is not None:
-        rows.append([_built_row(built[0]), built[1]])
     con.executemany("insert or replace into ops.dbt_fingerprints values (?, ?, now())", rows)
+    if built is not None:
+        con.execute(
+            "insert or replace into ops.dbt_fingerprints values (?, ?, coalesce(?, now()))",
+            [_built_row(built[0]), built[1], started],
+        )
+
+
+# Before the last successful build started: a clock set back by NTP (or by hand) must not make
+# a snapshot loaded after that start look older than it.
+CLOCK_SLACK = timedelta(hours=1)
+
+
+def new_since(
+    con: duckdb.DuckDBPyConnection, step: str, whole: Project | None, plan: Plan
+) -> datetime | None:
+    """Since when the data tests over every price observation (`where: __new_snapshots__`,
+    macros/daily_window.sql) check only the rows of snapshots loaded or validated anew: the
+    start of this step's last successful whole build, less CLOCK_SLACK, while the project is the
+    one it built and nothing in this build changed. Their rows are written once (raw keeps a
+    snapshot's rows as they were loaded) and each view is a row-by-row reading of them, so a
+    row tested once passes again as long as the SQL is the same. None (every row): no such
+    build, another project, or a change in this build (then the per-day marts' tests check
+    whole tables too: GPULEDGER_TEST_START)."""
+    if whole is None or plan.changed or plan.rebuild:
+        return None
+    _ensure(con)
+    row = con.execute(
+        "select fingerprint, built_at from ops.dbt_fingerprints where model = ?", [_built_row(step)]
+    ).fetchone()
+    if row is None or row[0] != whole.digest:
+        return None
+    return row[1] - CLOCK_SLACK
 
 
 def _built_row(step: str) -> str:

@@ -81,6 +81,7 @@ def run_window(context, gpuledger: GpuledgerResource) -> tuple[date, date]:
 def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: DuckDBResource):
     # dbt's profile reads the warehouse path from the environment; this run's resource decides it.
     os.environ["GPULEDGER_DB_PATH"] = str(gpuledger.paths.db_path)
+    started = datetime.now(UTC)  # before dbt reads anything: see incremental.new_since()
     start, as_of = run_window(context, gpuledger)
     # The day (and the per-day marts' window) reach dbt as environment variables, not --vars: a
     # changed variable re-parses only what reads it, a changed --vars the whole project (~2 s).
@@ -96,6 +97,7 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
         kept = () if context.is_subset else incremental.unchanged(
             con, DBT_PROJECT.manifest_path, selected, plan, whole, step
         )  # fmt: skip
+        since = None if context.is_subset else incremental.new_since(con, step, whole, plan)
     if plan.full:
         context.log.info(
             f"rebuilding {len(plan.rebuild)} per-day marts over every day, {plan.why}: "
@@ -111,6 +113,14 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
         context.log.info(
             f"{len(kept)} views and seeds left as they are (the project and their SQL are as "
             "at the last successful build): " + ", ".join(uid.split(".")[-1] for uid in kept)
+        )
+    # the data tests over every price observation: the snapshots loaded since (else every row)
+    plan.env["GPULEDGER_NEW_SINCE"] = since.isoformat() if since else ""
+    if since:
+        context.log.info(
+            "data tests over every price observation check the snapshots loaded or validated "
+            f"since {since.isoformat(timespec='seconds')} (this step's last whole build, less "
+            f"{incremental.CLOCK_SLACK}); the rows before were checked then"
         )
     os.environ.update(plan.env)
     # dbt's per-run target folder (manifest, run results, logs) lives with the warehouse, and only
@@ -152,6 +162,7 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
             current,
             whole if seeds_tested else None,
             built=None if context.is_subset else (step, whole.digest),
+            started=started,
         )
 
 

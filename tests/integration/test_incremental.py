@@ -70,6 +70,12 @@ def differences(a, b) -> dict[str, tuple[int, int]]:
         con.close()
 
 
+def compiled_test(run_folder, prefix: str) -> str:
+    """The SQL dbt ran for the data test whose file name starts with `prefix`."""
+    (found,) = (run_folder / "run").rglob(f"{prefix}*.sql")
+    return found.read_text()
+
+
 def unchanged_materializations(paths) -> set[str]:
     """The assets the newest run recorded as left unchanged (status metadata `unchanged`)."""
     import dagster as dg
@@ -118,6 +124,10 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     assert "emitted no result" not in log  # Dagster's note on each: in the run's log only
     assert query(demo_copy, "select count(*) from marts.fct_gpu_rankings_daily where day = ?",
                  [NEXT])[0][0] > 100  # fmt: skip
+    # the data tests over every price observation check the snapshots loaded since the demo's
+    # build began (less an hour); dbt ran them with that filter
+    assert "data tests over every price observation check the snapshots loaded" in run_log
+    assert "loaded_at >= timestamptz" in compiled_test(built, "unique_columns_stg_price_obser")
     incremental = snapshot(demo_copy, tmp_path / "incremental")
     # the same day again: nothing changes, no alert is recorded twice; the published copy is
     # now the previous one brought up to date, and equal to the copy of the whole file
@@ -143,6 +153,10 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     for name in ("view model staging.stg_page_snapshots", "seed file reference.workload_classes",
                  "view model intermediate.int_fx_rates_usd"):  # fmt: skip
         assert re.search(rf"{re.escape(name)} \.* \[\S*unchanged\S* in", lines), name
+    # and with nothing recorded, every price row is tested
+    assert "loaded_at" not in compiled_test(
+        sorted((demo_copy.home / "dbt_runs").iterdir())[-2], "unique_columns_stg_price_obser"
+    )
     rebuilt = publish.publication(demo_copy)
     assert rebuilt["method"] == "copy"
     assert rebuilt["why"] == "per-day marts were rebuilt whole since the spare was made"
@@ -172,3 +186,35 @@ def test_only_a_whole_build_with_the_seeds_vouches_for_the_project(demo_copy):
     assert query(demo_copy, row, [incremental.PROJECT_ROW]) == [("older",)]
     refresh(demo_copy, NEXT)  # the whole job: the seeds' tests run (the recorded digest differs)
     assert query(demo_copy, row, [incremental.PROJECT_ROW]) == [(digest,)]
+
+
+def test_a_bad_price_row_in_a_snapshot_loaded_since_the_last_build_fails_its_test(demo_copy):
+    """The price rows' tests check the snapshots loaded since the step's last whole build: a
+    snapshot that arrived with an unknown pricing model fails the build, named."""
+    con = duckdb.connect(str(demo_copy.db_path))
+    url = "https://example.invalid/late-catalog.csv"
+    old_url, fetched_at = con.execute(
+        "select snapshot_url, snapshot_fetched_at from raw.price_observations "
+        "where source = 'skypilot' limit 1"
+    ).fetchone()
+    # a snapshot loaded now (as ingest loads one: its page row, then its rows)
+    con.execute(
+        "insert into raw.page_snapshots select * replace (? as url, now() as loaded_at) "
+        "from raw.page_snapshots where source = 'skypilot' and url = ? and fetched_at = ?",
+        [url, old_url, fetched_at],
+    )
+    con.execute(
+        "insert into raw.price_observations select * replace (? as snapshot_url, "
+        "'per_fortnight' as pricing_model) from raw.price_observations "
+        "where source = 'skypilot' and snapshot_url = ? and snapshot_fetched_at = ? limit 1",
+        [url, old_url, fetched_at],
+    )
+    con.close()
+    out = io.StringIO()
+    result = run_refresh(NEXT, offline=True, paths=demo_copy, out=out,
+                         extra_config={"deliver_alerts": False})  # fmt: skip
+    assert not result.success
+    failed = {e.check_name for e in result.get_asset_check_evaluations() if not e.passed}
+    assert any(
+        name.startswith("accepted_values_stg_price_observations_pricing_model") for name in failed
+    ), failed

@@ -223,3 +223,48 @@ def test_views_and_seeds_left_as_they_are_only_while_nothing_they_show_can_diffe
     args = day.args(left_as_they_are=kept[1:])
     assert args == ["--exclude", "resource_type:unit_test stg_price_observations workload_classes",
                     "--indirect-selection", "empty"]  # fmt: skip
+
+
+def test_the_price_rows_tests_check_the_snapshots_loaded_since_the_step_s_last_whole_build():
+    """The data tests over every price observation check the rows of snapshots loaded (or
+    validated) since this step's last successful whole build began, less an hour for a clock set
+    back; every row when there is no such build, it was another project or another step's, or
+    anything in this build changed."""
+    from datetime import UTC, datetime
+
+    whole = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
+    con = warehouse()
+    day = incremental.Plan((), (), {})
+    assert incremental.new_since(con, "models", whole, day) is None  # never built
+    began = datetime(2026, 8, 22, 6, 0, 5, tzinfo=UTC)
+    incremental.record(con, NODES, whole, built=("marts", whole.digest), started=began)
+    assert incremental.new_since(con, "models", whole, day) is None  # another step's build
+    incremental.record(con, NODES, whole, built=("models", "the project before"), started=began)
+    assert incremental.new_since(con, "models", whole, day) is None  # another project
+    incremental.record(con, NODES, whole, built=("models", whole.digest), started=began)
+    since = incremental.new_since(con, "models", whole, day)
+    assert since == datetime(2026, 8, 22, 5, 0, 5, tzinfo=UTC)
+    # the row keeps when the build began, not when it was recorded
+    assert (
+        con.execute(
+            "select built_at from ops.dbt_fingerprints where model = '(project built by models)'"
+        ).fetchone()[0]
+        == began
+    )
+    assert incremental.new_since(con, "models", whole, incremental.Plan((), ("stg_x",), {})) is None
+    assert incremental.new_since(con, "models", whole, incremental.Plan(("fct_x",), (), {})) is None
+    assert incremental.new_since(con, "models", None, day) is None
+    # the project's tests that take the window: the price rows', and no other
+    manifest = json.loads(DBT_PROJECT.manifest_path.read_text(encoding="utf-8"))
+    windowed = sorted(
+        n["name"]
+        for n in manifest["nodes"].values()
+        if n["resource_type"] == "test" and "__new_snapshots__" in (n["config"].get("where") or "")
+    )
+    assert windowed == [
+        "accepted_values_stg_price_observations_pricing_model__on_demand__spot__reserved_1y__reserved_3y__marketplace__inference",
+        "not_null_stg_price_observations_gpu_count",
+        "not_null_stg_price_observations_price_per_hour",
+        "unique_columns_int_price_observations_accepted_source__snapshot_url__snapshot_fetched_at__row_index",
+        "unique_columns_stg_price_observations_source__snapshot_url__snapshot_fetched_at__row_index",
+    ]
