@@ -116,7 +116,7 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
         )
     # the data tests over every price observation: the snapshots loaded since (else every row)
     plan.env["GPULEDGER_NEW_SINCE"] = since.isoformat() if since else ""
-    if since:
+    if since and _windowed_tests_of(selected):
         context.log.info(
             "data tests over every price observation check the snapshots loaded or validated "
             f"since {since.isoformat(timespec='seconds')} (this step's last whole build, less "
@@ -203,6 +203,19 @@ def gpuledger_daily_marts(
     """The per-day marts, one partition per day: a run writes its partition's (range's) days;
     with the views built from them."""
     yield from _build(context, dbt, gpuledger, duckdb)
+
+
+def _windowed_tests_of(models: set[str]) -> list[str]:
+    """The data tests of these models that check only the snapshots loaded since the step's
+    last whole build (`where: "__new_snapshots__"`)."""
+    nodes = _manifest()["nodes"].values()
+    return [
+        n["name"]
+        for n in nodes
+        if n["resource_type"] == "test"
+        and "__new_snapshots__" in (n["config"].get("where") or "")
+        and (n.get("attached_node") or "").split(".")[-1] in models
+    ]
 
 
 def _with_unchanged_outputs(context, events: Iterator, unique_ids) -> Iterator:
