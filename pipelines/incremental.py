@@ -19,13 +19,23 @@ carries the stamp of this digest as it is (macros/unchanged_relations.sql), and 
 is the one of the last successful build, the data tests whose every parent is a seed are left out
 (a seed's rows are the repository's file: they pass as they passed). The data tests of the views
 still run: a view over raw data shows each day's new rows.
+
+Some data tests cannot fail while the SQL is the one they last passed with: a staging view passes
+a raw table's key or NOT NULL column through unchanged, and DuckDB enforces the key and the NOT
+NULL on every load; an analysts' view is a projection of a mart whose own test, run in the same
+build, checks the same columns. Such a test names what implies it (`meta: implied_by`, see
+Implied) and is left out of a step's build while the project is the one of the step's last
+successful whole build, nothing of the build changed, and everything it names holds now (the raw
+constraint is in the warehouse, the named test runs in this build). Any change to the project
+runs it again, which checks the claim of projection against the data.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -90,11 +100,72 @@ PROJECT_ROW = "(project)"  # ops.dbt_fingerprints' row for the digest of the who
 
 
 @dataclass(frozen=True)
+class Implied:
+    """A data test and what implies it (its `meta: implied_by`, one claim per item):
+
+    - `raw.<table> primary key (<column>, ...)`: the raw table's primary key is these columns;
+    - `raw.<table> not null (<column>, ...)`: each of these raw columns is NOT NULL;
+    - `test <name>`: another data test of the project, which checks the same thing upstream.
+
+    `models`: the models the test reads (the step that builds them runs it). `tests`: each named
+    test's models. `problem`: why the claims cannot be used (then the test always runs)."""
+
+    test: str
+    models: frozenset[str]
+    # (table, "primary key" | "not null", columns)
+    raw: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    tests: tuple[tuple[str, frozenset[str]], ...] = ()
+    problem: str = ""
+
+
+@dataclass(frozen=True)
 class Project:
-    """The digest of the whole dbt project, and its data tests whose every parent is a seed."""
+    """The digest of the whole dbt project, its data tests whose every parent is a seed, and
+    its data tests that name what implies them."""
 
     digest: str
     seed_tests: tuple[str, ...]
+    implied: tuple[Implied, ...] = field(default=())
+
+
+_RAW_CLAIM = re.compile(r"raw\.(\w+) (primary key|not null) \((\w+(?:, *\w+)*)\)")
+_TEST_CLAIM = re.compile(r"test (\w+)")
+
+
+def _implied(manifest: dict) -> tuple[Implied, ...]:
+    """The project's data tests with `meta: implied_by`, their claims read (not yet checked
+    against a warehouse: see implied_tests())."""
+    nodes = manifest["nodes"]
+    tests = {n["name"]: n for n in nodes.values() if n["resource_type"] == "test"}
+
+    def models_of(node: dict) -> frozenset[str]:
+        parents = node.get("depends_on", {}).get("nodes", [])
+        return frozenset(nodes[p]["name"] for p in parents if p in nodes)
+
+    found = []
+    for name, node in sorted(tests.items()):
+        claims = (node.get("config", {}).get("meta") or {}).get("implied_by")
+        if claims is None:
+            continue
+        raw, named, problems = [], [], []
+        if node.get("config", {}).get("severity", "error").lower() != "error":
+            problems.append("its severity is not error (a warning would go unseen)")
+        for claim in claims if isinstance(claims, list) else [claims]:
+            text = str(claim).strip()
+            if m := _RAW_CLAIM.fullmatch(text):
+                columns = tuple(c.strip() for c in m.group(3).split(","))
+                raw.append((m.group(1), m.group(2), columns))
+            elif (m := _TEST_CLAIM.fullmatch(text)) and m.group(1) in tests:
+                other = tests[m.group(1)]
+                if (other.get("config", {}).get("meta") or {}).get("implied_by") is not None:
+                    problems.append(f"{text!r} is itself left out by what implies it")
+                named.append((m.group(1), models_of(other)))
+            else:
+                problems.append(f"{text!r} is neither a raw constraint nor a test of the project")
+        if not raw and not named and not problems:
+            problems.append("implied_by names nothing")
+        found.append(Implied(name, models_of(node), tuple(raw), tuple(named), "; ".join(problems)))
+    return tuple(found)
 
 
 def project(manifest_path: Path, project_dir: Path) -> Project:
@@ -127,7 +198,9 @@ def project(manifest_path: Path, project_dir: Path) -> Project:
         and (parents := n.get("depends_on", {}).get("nodes", []))
         and set(parents) <= seeds
     )
-    return Project(_digest(_settings_digest(Path(project_dir)), *parts), tuple(seed_tests))
+    return Project(
+        _digest(_settings_digest(Path(project_dir)), *parts), tuple(seed_tests), _implied(manifest)
+    )
 
 
 def _ensure(con: duckdb.DuckDBPyConnection) -> None:
@@ -151,6 +224,8 @@ class Plan:
     why: str = ""
     # data tests left out: their parents are seeds and the project is as at the last build
     skipped_tests: tuple[str, ...] = ()
+    # data tests left out: what implies them holds (implied_tests())
+    implied_tests: tuple[str, ...] = ()
 
     @property
     def full(self) -> bool:
@@ -162,6 +237,7 @@ class Plan:
         tests: dbt's indirect selection then leaves the tests of a node left out in (`empty`:
         only what the selection names, and it names every test)."""
         excluded = ([] if self.changed else ["resource_type:unit_test"]) + list(self.skipped_tests)
+        excluded += self.implied_tests
         excluded += [uid.split(".", 2)[2] for uid in left_as_they_are]
         # one argument: dbt reads a space-separated union of selectors in it
         args = ["--exclude", " ".join(excluded)] if excluded else []
@@ -347,3 +423,59 @@ def unchanged(
         if (node["schema"], node.get("alias") or node["name"], kind) in stamped:
             found.append(uid)
     return tuple(sorted(found))
+
+
+def implied_tests(
+    con: duckdb.DuckDBPyConnection,
+    selected: set[str],
+    plan: Plan,
+    whole: Project | None,
+    step: str,
+) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The data tests of this build (their models among `selected`) that may be left out because
+    what implies them holds: the project is the one of this step's last successful whole build
+    and nothing of this build changed (so each ran, and passed, with this SQL), every raw
+    constraint it names is in the warehouse, and every test it names runs in this build (its
+    models are built here, and it is not itself left out). Returns (left out, {test: why it
+    runs all the same}) for the tests whose claims do not hold."""
+    if whole is None or not whole.implied or plan.changed or plan.rebuild:
+        return (), {}
+    _ensure(con)
+    stored = con.execute(
+        "select fingerprint from ops.dbt_fingerprints where model = ?", [_built_row(step)]
+    ).fetchone()
+    if stored is None or stored[0] != whole.digest:
+        return (), {}
+    keys: dict[str, set[frozenset[str]]] = {}
+    not_null: dict[str, set[str]] = {}
+    for table, kind, columns in con.execute(
+        """select table_name, constraint_type, constraint_column_names from duckdb_constraints()
+           where schema_name = 'raw' and constraint_type in ('PRIMARY KEY', 'NOT NULL')"""
+    ).fetchall():
+        if kind == "PRIMARY KEY":
+            keys.setdefault(table, set()).add(frozenset(columns))
+        else:
+            not_null.setdefault(table, set()).update(columns)
+    skipped = set(plan.skipped_tests)
+    left, runs = [], {}
+    for item in whole.implied:
+        if not item.models <= selected:
+            continue  # another step's test
+        why = item.problem
+        for table, kind, columns in item.raw:
+            if why:
+                break
+            if kind == "primary key" and frozenset(columns) not in keys.get(table, set()):
+                why = f"raw.{table} has no primary key ({', '.join(columns)})"
+            elif kind == "not null" and (gaps := set(columns) - not_null.get(table, set())):
+                why = f"raw.{table}.{sorted(gaps)[0]} may be null"
+        for name, models in item.tests:
+            if why:
+                break
+            if not models <= selected or name in skipped:
+                why = f"test {name} does not run in this build"
+        if why:
+            runs[item.test] = why
+        else:
+            left.append(item.test)
+    return tuple(left), runs

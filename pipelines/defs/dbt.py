@@ -1,5 +1,6 @@
 """The dbt project as Dagster assets: staging -> intermediate -> marts, with dbt tests as checks."""
 
+import dataclasses
 import functools
 import json
 import logging
@@ -98,17 +99,31 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
             con, DBT_PROJECT.manifest_path, selected, plan, whole, step
         )  # fmt: skip
         since = None if context.is_subset else incremental.new_since(con, step, whole, plan)
+        # data tests that cannot fail while what implies them holds (raw's keys, a mart's test)
+        implied, implied_runs = (
+            ((), {}) if context.is_subset
+            else incremental.implied_tests(con, selected, plan, whole, step)
+        )  # fmt: skip
+    plan = dataclasses.replace(plan, implied_tests=implied)
     if plan.full:
         context.log.info(
             f"rebuilding {len(plan.rebuild)} per-day marts over every day, {plan.why}: "
             f"{', '.join(plan.rebuild)}"
         )
-    LEFT_OUT.names = frozenset(plan.skipped_tests)
+    LEFT_OUT.names = frozenset(plan.skipped_tests + plan.implied_tests)
     if plan.skipped_tests:
         context.log.info(
             f"{len(plan.skipped_tests)} data tests of the seeds left out: the project is as it "
             "was at the last successful build"
         )
+    if implied:
+        context.log.info(
+            f"{len(implied)} data tests left out, implied by raw's keys and NOT NULL columns or "
+            "by data tests this build runs (the project is as at this step's last successful "
+            "whole build): " + ", ".join(implied)
+        )
+    for test, why in sorted(implied_runs.items()):
+        context.log.warning(f"data test {test} runs although it names what implies it: {why}")
     if kept:
         context.log.info(
             f"{len(kept)} views and seeds left as they are (the project and their SQL are as "

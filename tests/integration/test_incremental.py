@@ -111,11 +111,18 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     lines = (built / "dbt.log").read_text()
     for name in ("view model staging.stg_page_snapshots", "seed file reference.workload_classes"):
         assert name not in lines, name
-    test = "unique_columns_stg_page_snapshots_source__url__fetched_at"
-    assert re.search(rf"PASS {test} \.* \[", lines)
+    test = "accepted_values_stg_price_observations_pricing_model"
+    assert re.search(rf"PASS {test}\w* \.* \[", lines)
+    # but not those the raw schema's key and NOT NULL columns imply (pipelines/incremental.py,
+    # implied_tests()): 17 of this step and 6 of the per-day marts' step, by name in the log
+    implied = "unique_columns_stg_page_snapshots_source__url__fetched_at"
+    assert implied not in lines
     assert re.search(r"view model intermediate\.int_fx_rates_usd \.* \[\S*OK\S* in", lines)
     run_log = max((demo_copy.home / "logs").glob("run-*.log")).read_text()
     assert "21 data tests of the seeds left out" in run_log
+    said = dict(re.findall(r"- (gpuledger_\w+) - (\d+) data tests left out, implied by", run_log))
+    assert said == {"gpuledger_dbt_models": "17", "gpuledger_daily_marts": "6"}
+    assert "runs although it names what implies it" not in run_log
     left = re.search(r"(\d+) views and seeds left as they are \(.*?\): (.*)", run_log)
     assert left and {"stg_page_snapshots", "workload_classes"} <= set(left[2].split(", "))
     assert "int_fx_rates_usd" not in left[2].split(", ")
@@ -128,7 +135,7 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     # build began (less an hour); dbt ran them with that filter
     # (said by the step that runs them, not by the per-day marts' step)
     assert run_log.count("data tests over every price observation check the snapshots") == 1
-    assert "loaded_at >= timestamptz" in compiled_test(built, "unique_columns_stg_price_obser")
+    assert "loaded_at >= timestamptz" in compiled_test(built, "accepted_values_stg_price_obse")
     incremental = snapshot(demo_copy, tmp_path / "incremental")
     # the same day again: nothing changes, no alert is recorded twice; the published copy is
     # now the previous one brought up to date, and equal to the copy of the whole file
@@ -154,10 +161,11 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     for name in ("view model staging.stg_page_snapshots", "seed file reference.workload_classes",
                  "view model intermediate.int_fx_rates_usd"):  # fmt: skip
         assert re.search(rf"{re.escape(name)} \.* \[\S*unchanged\S* in", lines), name
-    # and with nothing recorded, every price row is tested
+    # and with nothing recorded, every price row is tested, and the implied tests run again
     assert "loaded_at" not in compiled_test(
         sorted((demo_copy.home / "dbt_runs").iterdir())[-2], "unique_columns_stg_price_obser"
     )
+    assert re.search(rf"PASS {implied} \.* \[", lines)
     rebuilt = publish.publication(demo_copy)
     assert rebuilt["method"] == "copy"
     assert rebuilt["why"] == "per-day marts were rebuilt whole since the spare was made"

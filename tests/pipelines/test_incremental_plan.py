@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import date
 
@@ -268,3 +269,156 @@ def test_the_price_rows_tests_check_the_snapshots_loaded_since_the_step_s_last_w
         "unique_columns_int_price_observations_accepted_source__snapshot_url__snapshot_fetched_at__row_index",
         "unique_columns_stg_price_observations_source__snapshot_url__snapshot_fetched_at__row_index",
     ]
+
+
+IMPLIED_BY_RAW = {
+    # staging view test -> the raw constraint it checks again (warehouse/db.py)
+    "unique_columns_stg_page_snapshots_source__url__fetched_at":
+        ("page_snapshots", "primary key", ("source", "url", "fetched_at")),
+    "unique_columns_stg_source_runs_run_id__source__url":
+        ("source_runs", "primary key", ("run_id", "source", "url")),
+    "not_null_stg_page_snapshots_snapshot_sha256": ("page_snapshots", "not null", ("sha256",)),
+    "not_null_stg_snapshot_validations_is_success":
+        ("snapshot_validations", "not null", ("success",)),
+    "not_null_stg_benchmark_runs_run_key":
+        ("benchmark_runs", "not null", ("snapshot_sha256", "run_ref")),
+}  # fmt: skip
+
+
+def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist():
+    """23 data tests name what implies them: the 15 of the staging views over raw's keys and
+    NOT NULL columns, and the 8 uniqueness tests of analysts' views over a mart's own test. Every
+    claim is read (no problem), every raw claim holds on a warehouse made by warehouse/db.py, and
+    every test named checks the same columns upstream, in the same step."""
+    from warehouse.db import ensure_raw_schema
+
+    whole = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
+    implied = {item.test: item for item in whole.implied}
+    assert len(implied) == 23
+    assert [t for t, item in implied.items() if item.problem] == []
+    assert sum(1 for item in implied.values() if item.raw) == 15
+    for test, claim in IMPLIED_BY_RAW.items():
+        assert implied[test].raw == (claim,) and implied[test].tests == ()
+    costs = implied["unique_columns_workload_costs_daily_day__workload_class__option_key"]
+    assert costs.models == {"workload_costs_daily"} and costs.raw == ()
+    assert [name for name, _ in costs.tests] == [
+        "unique_columns_fct_workload_costs_daily_day__workload_class__option_key",
+        "unique_columns_fct_gpu_rankings_daily_day__workload_class__option_key",
+    ]
+    assert dict(implied["unique_columns_gpus_gpu_id"].tests) == {
+        "unique_dim_gpu_gpu_id": {"dim_gpu"}, "unique_fct_gpu_specs_gpu_id": {"fct_gpu_specs"}
+    }  # fmt: skip
+    # the seeds' tests are not among them, and no implied test names another implied test
+    assert not set(implied) & set(whole.seed_tests)
+    assert not {name for item in implied.values() for name, _ in item.tests} & set(implied)
+    # on a warehouse as gpuledger makes it, with a whole build of each step recorded, every one
+    # is left out of its step; each step leaves out only its own
+    con = duckdb.connect()
+    ensure_raw_schema(con)
+    current = incremental.fingerprints(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
+    daily = {n for n, node in current.items() if node.daily} | {
+        "workload_costs_daily", "cheapest_gpu_daily", "rank_changes", "coverage_daily",
+        "provider_spread_daily", "api_break_even_daily", "gpu_price_history",
+        "int_model_api_prices_daily",
+    }  # fmt: skip
+    day = incremental.Plan((), (), {})
+    incremental.record(con, current, whole, built=("models", whole.digest))
+    incremental.record(con, current, whole, built=("marts", whole.digest))
+    models_left, runs = incremental.implied_tests(con, set(current) - daily, day, whole, "models")
+    marts_left, marts_runs = incremental.implied_tests(con, daily, day, whole, "marts")
+    assert runs == {} and marts_runs == {}
+    assert len(models_left) == 17 and len(marts_left) == 6
+    assert set(models_left) | set(marts_left) == set(implied)
+    assert "unique_columns_gpus_gpu_id" in models_left
+    assert "unique_columns_workload_costs_daily_day__workload_class__option_key" in marts_left
+
+
+def test_implied_tests_are_left_out_only_while_what_implies_them_holds():
+    """An implied test is left out only when the project is the one of this step's last
+    successful whole build, nothing in the build changed, the raw constraint is in this
+    warehouse and the test it names runs in this build; else it runs, and the reason is given."""
+    from warehouse.db import ensure_raw_schema
+
+    whole = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
+    current = incremental.fingerprints(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
+    key = "unique_columns_stg_source_runs_run_id__source__url"
+    gpus = "unique_columns_gpus_gpu_id"
+    selected = {"stg_source_runs", "gpus", "dim_gpu", "fct_gpu_specs"}
+    con = duckdb.connect()
+    ensure_raw_schema(con)
+    day = incremental.Plan((), (), {})
+
+    def implied(plan=day, project=whole, step="models", chosen=selected):
+        return incremental.implied_tests(con, chosen, plan, project, step)
+
+    assert implied() == ((), {})  # no whole build of this step recorded
+    incremental.record(con, current, whole, built=("marts", whole.digest))
+    assert implied() == ((), {})  # another step's build
+    incremental.record(con, current, whole, built=("models", "the project before"))
+    assert implied() == ((), {})  # this step last built another project: its tests ran then
+    incremental.record(con, current, whole, built=("models", whole.digest))
+    assert implied() == ((gpus, key), {})
+    # anything changed or rebuilt in this build, no project: every implied test runs
+    assert implied(incremental.Plan((), ("stg_source_runs",), {})) == ((), {})
+    assert implied(incremental.Plan(("fct_gpu_offers_daily",), (), {})) == ((), {})
+    assert implied(project=None) == ((), {})
+    # a test named is not built here (its model is another step's) or is itself left out
+    assert implied(chosen=selected - {"fct_gpu_specs"}) == (
+        (key,), {gpus: "test unique_fct_gpu_specs_gpu_id does not run in this build"}
+    )  # fmt: skip
+    left_out = dataclasses.replace(day, skipped_tests=("unique_dim_gpu_gpu_id",))
+    assert implied(left_out)[1] == {gpus: "test unique_dim_gpu_gpu_id does not run in this build"}
+    # a raw table made without its key (by hand, say): its uniqueness test runs
+    con.execute("drop table raw.source_runs")
+    con.execute("create table raw.source_runs (run_id varchar, source varchar, url varchar)")
+    assert implied() == ((gpus,), {key: "raw.source_runs has no primary key (run_id, source, url)"})
+    con.execute("drop table raw.page_snapshots")
+    con.execute("create table raw.page_snapshots (source varchar, url varchar, sha256 varchar)")
+    sha = "not_null_stg_page_snapshots_snapshot_sha256"
+    assert implied(chosen={"stg_page_snapshots"})[1][sha] == "raw.page_snapshots.sha256 may be null"
+    # dbt's arguments: left out by name, like the seeds' tests
+    plan = dataclasses.replace(day, implied_tests=(gpus,))
+    assert plan.args() == ["--exclude", f"resource_type:unit_test {gpus}"]
+
+
+def test_an_implied_test_whose_claims_cannot_be_read_always_runs():
+    """A claim that is neither a raw constraint nor a test of the project, a test that would
+    warn (a warning left out would go unseen) and a test naming another implied test: each is
+    read with its problem, and runs whatever the warehouse holds."""
+
+    def test_node(name, model, meta, severity="ERROR"):
+        return {
+            "resource_type": "test", "name": name,
+            "depends_on": {"nodes": [f"model.p.{model}"]},
+            "config": {"meta": meta, "severity": severity},
+        }  # fmt: skip
+
+    models = {f"model.p.{m}": {"resource_type": "model", "name": m} for m in ("a", "b")}
+    tests = [
+        test_node("t_typo", "a", {"implied_by": ["raw.a primary key source, url"]}),
+        test_node("t_unknown", "a", {"implied_by": "test no_such_test"}),
+        test_node("t_warn", "a", {"implied_by": ["raw.a not null (x)"]}, severity="warn"),
+        test_node("t_upstream", "b", {}),
+        test_node("t_chain", "a", {"implied_by": ["test t_ok"]}),
+        test_node("t_ok", "a", {"implied_by": ["test t_upstream"]}),
+        test_node("t_empty", "a", {"implied_by": []}),
+    ]
+    manifest = {"nodes": {**models, **{f"test.p.{t['name']}": t for t in tests}}}
+    found = {item.test: item for item in incremental._implied(manifest)}
+    assert set(found) == {"t_typo", "t_unknown", "t_warn", "t_chain", "t_ok", "t_empty"}
+    assert found["t_typo"].problem == (
+        "'raw.a primary key source, url' is neither a raw constraint nor a test of the project"
+    )
+    assert "neither a raw constraint nor a test" in found["t_unknown"].problem
+    assert found["t_warn"].problem == "its severity is not error (a warning would go unseen)"
+    assert found["t_chain"].problem == "'test t_ok' is itself left out by what implies it"
+    assert found["t_empty"].problem == "implied_by names nothing"
+    assert found["t_ok"].problem == "" and found["t_ok"].tests == (("t_upstream", {"b"}),)
+    whole = incremental.Project("digest", (), tuple(found.values()))
+    con = duckdb.connect()
+    incremental.record(con, {}, whole, built=("models", "digest"))
+    left, runs = incremental.implied_tests(con, {"a", "b"}, incremental.Plan((), (), {}), whole,
+                                           "models")  # fmt: skip
+    assert left == ("t_ok",)
+    assert set(runs) == {"t_typo", "t_unknown", "t_warn", "t_chain", "t_empty"}
+    assert runs["t_warn"] == found["t_warn"].problem
