@@ -23,11 +23,12 @@ still run: a view over raw data shows each day's new rows.
 Some data tests cannot fail while the SQL is the one they last passed with: a staging view passes
 a raw table's key or NOT NULL column through unchanged, and DuckDB enforces the key and the NOT
 NULL on every load; an analysts' view is a projection of a mart whose own test, run in the same
-build, checks the same columns. Such a test names what implies it (`meta: implied_by`, see
-Implied) and is left out of a step's build while the project is the one of the step's last
-successful whole build, nothing of the build changed, and everything it names holds now (the raw
-constraint is in the warehouse, the named test runs in this build). Any change to the project
-runs it again, which checks the claim of projection against the data.
+build, checks the same columns; dim_gpu is the gpu_catalog seed's rows, whose own tests check
+them. Such a test names what implies it (`meta: implied_by`, see Implied) and is left out of a
+step's build while the project is the one of the step's last successful whole build, nothing of
+the build changed, and everything it names holds now (the raw constraint is in the warehouse,
+the named test runs in this build or is a seed's). Any change to the project runs it again,
+which checks the claim of projection against the data.
 """
 
 from __future__ import annotations
@@ -436,15 +437,14 @@ def implied_tests(
     what implies them holds: the project is the one of this step's last successful whole build
     and nothing of this build changed (so each ran, and passed, with this SQL), every raw
     constraint it names is in the warehouse, and every test it names runs in this build (its
-    models are built here, and it is not itself left out). Returns (left out, {test: why it
+    models are built here, and it is not itself left out) or is a seed's test that passed
+    with this project (ops.dbt_fingerprints' project row). Returns (left out, {test: why it
     runs all the same}) for the tests whose claims do not hold."""
     if whole is None or not whole.implied or plan.changed or plan.rebuild:
         return (), {}
     _ensure(con)
-    stored = con.execute(
-        "select fingerprint from ops.dbt_fingerprints where model = ?", [_built_row(step)]
-    ).fetchone()
-    if stored is None or stored[0] != whole.digest:
+    stored = dict(con.execute("select model, fingerprint from ops.dbt_fingerprints").fetchall())
+    if stored.get(_built_row(step)) != whole.digest:
         return (), {}
     keys: dict[str, set[frozenset[str]]] = {}
     not_null: dict[str, set[str]] = {}
@@ -456,6 +456,9 @@ def implied_tests(
             keys.setdefault(table, set()).add(frozenset(columns))
         else:
             not_null.setdefault(table, set()).update(columns)
+    # a seed's test holds while a build that loaded the seeds and ran (or, unchanged, left out)
+    # their tests vouched for this project: the seeds' files are the ones they passed with
+    seeds_hold = set(whole.seed_tests) if stored.get(PROJECT_ROW) == whole.digest else set()
     skipped = set(plan.skipped_tests)
     left, runs = [], {}
     for item in whole.implied:
@@ -472,6 +475,8 @@ def implied_tests(
         for name, models in item.tests:
             if why:
                 break
+            if name in seeds_hold:
+                continue
             if not models <= selected or name in skipped:
                 why = f"test {name} does not run in this build"
         if why:

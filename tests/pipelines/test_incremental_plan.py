@@ -99,7 +99,8 @@ def test_fingerprints_of_the_project_follow_what_each_mart_is_built_from():
         "fct_api_break_even_daily",
     }  # fmt: skip
     assert all(fps[n].materialized == "incremental" for n in daily)
-    assert fps["workload_classes"].kind == "seed" and fps["dim_gpu"].materialized == "table"
+    assert fps["workload_classes"].kind == "seed" and fps["fct_gpu_specs"].materialized == "table"
+    assert fps["dim_gpu"].materialized == "view"  # the gpu_catalog seed's rows as they are
     assert len({node.fingerprint for node in fps.values()}) == len(fps)
 
 
@@ -108,8 +109,11 @@ def test_the_seeds_tests_are_left_out_only_while_the_whole_project_is_unchanged(
     while the project (models, seeds, tests, macros, settings) is as at the last successful build,
     and runs again after any change, a changed test definition included."""
     whole = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
-    assert len(whole.seed_tests) == 21
+    assert len(whole.seed_tests) == 22
     assert "unique_workload_classes_workload_class" in whole.seed_tests
+    assert "accepted_values_gpu_catalog_variant__sxm__pcie__nvl__nvl72__superchip__oam" in (
+        whole.seed_tests
+    )
     # both parents seeds: left out; a parent that is a model (built from raw data): never
     assert "relationships_workload_classes_model_ref__model_ref__ref_model_reference_" in (
         whole.seed_tests
@@ -175,8 +179,8 @@ def test_views_and_seeds_left_as_they_are_only_while_nothing_they_show_can_diffe
     con.execute("comment on view intermediate.int_fx_rates_usd is 'stamp'")
     con.execute("create table reference.workload_classes as select 1 as x")
     con.execute("comment on table reference.workload_classes is 'stamp'")
-    con.execute("create table marts.dim_gpu as select 1 as x")  # a table model: always built
-    con.execute("comment on table marts.dim_gpu is 'stamp'")
+    con.execute("create table marts.fct_gpu_specs as select 1 as x")  # a table model: built
+    con.execute("comment on table marts.fct_gpu_specs is 'stamp'")
 
     def unchanged(plan, project=whole, step="models"):
         return incremental.unchanged(
@@ -286,15 +290,16 @@ IMPLIED_BY_RAW = {
 
 
 def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist():
-    """23 data tests name what implies them: the 15 of the staging views over raw's keys and
-    NOT NULL columns, and the 8 uniqueness tests of analysts' views over a mart's own test. Every
-    claim is read (no problem), every raw claim holds on a warehouse made by warehouse/db.py, and
-    every test named checks the same columns upstream, in the same step."""
+    """26 data tests name what implies them: the 15 of the staging views over raw's keys and
+    NOT NULL columns, the 8 uniqueness tests of analysts' views over a mart's own test, and the 3
+    of dim_gpu (the gpu_catalog seed's rows) over the seed's. Every claim is read (no problem),
+    every raw claim holds on a warehouse made by warehouse/db.py, and every test named checks the
+    same columns upstream, in the same step or among the seeds' tests."""
     from warehouse.db import ensure_raw_schema
 
     whole = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
     implied = {item.test: item for item in whole.implied}
-    assert len(implied) == 23
+    assert len(implied) == 26
     assert [t for t, item in implied.items() if item.problem] == []
     assert sum(1 for item in implied.values() if item.raw) == 15
     for test, claim in IMPLIED_BY_RAW.items():
@@ -306,8 +311,13 @@ def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist()
         "unique_columns_fct_gpu_rankings_daily_day__workload_class__option_key",
     ]
     assert dict(implied["unique_columns_gpus_gpu_id"].tests) == {
-        "unique_dim_gpu_gpu_id": {"dim_gpu"}, "unique_fct_gpu_specs_gpu_id": {"fct_gpu_specs"}
+        "unique_gpu_catalog_gpu_id": {"gpu_catalog"},
+        "unique_fct_gpu_specs_gpu_id": {"fct_gpu_specs"},
     }  # fmt: skip
+    assert dict(implied["not_null_dim_gpu_gpu_id"].tests) == {
+        "not_null_gpu_catalog_gpu_id": {"gpu_catalog"}
+    }  # fmt: skip
+    assert {name for item in implied.values() for name, _ in item.tests} & set(whole.seed_tests)
     # the seeds' tests are not among them, and no implied test names another implied test
     assert not set(implied) & set(whole.seed_tests)
     assert not {name for item in implied.values() for name, _ in item.tests} & set(implied)
@@ -327,7 +337,18 @@ def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist()
     models_left, runs = incremental.implied_tests(con, set(current) - daily, day, whole, "models")
     marts_left, marts_runs = incremental.implied_tests(con, daily, day, whole, "marts")
     assert runs == {} and marts_runs == {}
-    assert len(models_left) == 17 and len(marts_left) == 6
+    assert len(models_left) == 20 and len(marts_left) == 6
+    # dim_gpu's tests are left out with the seeds' only while a build vouched for the seeds
+    assert "unique_dim_gpu_gpu_id" in models_left
+    con.execute("delete from ops.dbt_fingerprints where model = '(project)'")
+    _, runs = incremental.implied_tests(con, set(current) - daily, day, whole, "models")
+    assert runs == {}  # the seeds' tests run in this build (the seeds are in its selection)
+    without_seeds = set(current) - daily - {"gpu_catalog"}
+    _, runs = incremental.implied_tests(con, without_seeds, day, whole, "models")
+    assert runs["unique_dim_gpu_gpu_id"] == (
+        "test unique_gpu_catalog_gpu_id does not run in this build"
+    )
+    incremental.record(con, current, whole)
     assert set(models_left) | set(marts_left) == set(implied)
     assert "unique_columns_gpus_gpu_id" in models_left
     assert "unique_columns_workload_costs_daily_day__workload_class__option_key" in marts_left
@@ -343,7 +364,7 @@ def test_implied_tests_are_left_out_only_while_what_implies_them_holds():
     current = incremental.fingerprints(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
     key = "unique_columns_stg_source_runs_run_id__source__url"
     gpus = "unique_columns_gpus_gpu_id"
-    selected = {"stg_source_runs", "gpus", "dim_gpu", "fct_gpu_specs"}
+    selected = {"stg_source_runs", "gpus", "fct_gpu_specs"}
     con = duckdb.connect()
     ensure_raw_schema(con)
     day = incremental.Plan((), (), {})
@@ -366,8 +387,10 @@ def test_implied_tests_are_left_out_only_while_what_implies_them_holds():
     assert implied(chosen=selected - {"fct_gpu_specs"}) == (
         (key,), {gpus: "test unique_fct_gpu_specs_gpu_id does not run in this build"}
     )  # fmt: skip
-    left_out = dataclasses.replace(day, skipped_tests=("unique_dim_gpu_gpu_id",))
-    assert implied(left_out)[1] == {gpus: "test unique_dim_gpu_gpu_id does not run in this build"}
+    left_out = dataclasses.replace(day, skipped_tests=("unique_fct_gpu_specs_gpu_id",))
+    assert implied(left_out)[1] == {
+        gpus: "test unique_fct_gpu_specs_gpu_id does not run in this build"
+    }  # fmt: skip
     # a raw table made without its key (by hand, say): its uniqueness test runs
     con.execute("drop table raw.source_runs")
     con.execute("create table raw.source_runs (run_id varchar, source varchar, url varchar)")
