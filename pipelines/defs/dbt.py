@@ -43,10 +43,18 @@ class LayerTranslator(DagsterDbtTranslator):
 
 class LeftOutChecks(logging.Filter):
     """Dagster warns, on its own logger and so on the console, of every blocking check that gave
-    no result in its step. The data tests of the seeds left out on purpose (unchanged project)
-    are reported once by the step, in the run's log; their warnings are dropped."""
+    no result in its step (when a later step of the run starts). The data tests left out on
+    purpose (the seeds' and the implied ones, unchanged project) are reported by their step, in
+    the run's log; their warnings are dropped, for every step of the run."""
 
     names: frozenset[str] = frozenset()
+    run_id: str = ""
+
+    def left_out(self, run_id: str, names) -> None:
+        """The tests a step of `run_id` left out, beside those of its earlier steps."""
+        if run_id != self.run_id:
+            self.run_id, self.names = run_id, frozenset()
+        self.names = self.names | frozenset(names)
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
@@ -110,7 +118,7 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
             f"rebuilding {len(plan.rebuild)} per-day marts over every day, {plan.why}: "
             f"{', '.join(plan.rebuild)}"
         )
-    LEFT_OUT.names = frozenset(plan.skipped_tests + plan.implied_tests)
+    LEFT_OUT.left_out(context.run_id, plan.skipped_tests + plan.implied_tests)
     if plan.skipped_tests:
         context.log.info(
             f"{len(plan.skipped_tests)} data tests of the seeds left out: the project is as it "

@@ -24,8 +24,10 @@ def grain(model: dict) -> list[str] | None:
         if isinstance(test, dict) and "unique_columns" in test:
             return test["unique_columns"]["arguments"]["columns"]
     for column in model.get("columns") or []:
-        if "unique" in (column.get("data_tests") or []):
-            return [column["name"]]
+        for test in column.get("data_tests") or []:
+            # `unique`, or `unique:` with its config
+            if test == "unique" or (isinstance(test, dict) and "unique" in test):
+                return [column["name"]]
     return None
 
 
