@@ -450,7 +450,8 @@ def implied_tests(
     not_null: dict[str, set[str]] = {}
     for table, kind, columns in con.execute(
         """select table_name, constraint_type, constraint_column_names from duckdb_constraints()
-           where schema_name = 'raw' and constraint_type in ('PRIMARY KEY', 'NOT NULL')"""
+           where database_name = current_database() and schema_name = 'raw'
+             and constraint_type in ('PRIMARY KEY', 'NOT NULL')"""
     ).fetchall():
         if kind == "PRIMARY KEY":
             keys.setdefault(table, set()).add(frozenset(columns))
