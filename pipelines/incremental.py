@@ -4,8 +4,10 @@ The per-day marts (dbt/models/marts/daily/, tag `daily`) are incremental: a buil
 window of days (a Dagster partition or range), because a past day's ranking never changes with
 later data. It does change when what computes it changes: a model's SQL, a seed (a workload
 class, a GPU's specs), a macro or a dbt setting. So every per-day mart has a fingerprint: the
-checksum dbt keeps of its file, of every model and seed it is built from (recursively), of the
-macros and of dbt_project.yml. The fingerprints of the last successful build are stored in the
+checksum dbt keeps of its file and its YAML config and contract (columns, types, constraints), of
+every model and seed it is built from (recursively), of the macros and of dbt_project.yml. A
+mart's constraints are DuckDB's only if its table was created with them, so a new constraint
+rebuilds it. The fingerprints of the last successful build are stored in the
 warehouse (`ops.dbt_fingerprints`); before a build, a mart whose fingerprint differs (or that was
 never built by this code) is dropped, so dbt builds it over every day, and the build's data tests
 then check whole tables instead of the window (as they do when a view over the marts changed).
@@ -82,7 +84,9 @@ def fingerprints(manifest_path: Path, project_dir: Path) -> dict[str, Node]:
         if uid not in memo:
             node = nodes[uid]
             parents = sorted(p for p in node.get("depends_on", {}).get("nodes", []) if p in nodes)
-            memo[uid] = _digest(node["checksum"]["checksum"], *(of(p) for p in parents))
+            memo[uid] = _digest(
+                node["checksum"]["checksum"], _shape(node), *(of(p) for p in parents)
+            )
         return memo[uid]
 
     return {
@@ -97,6 +101,19 @@ def fingerprints(manifest_path: Path, project_dir: Path) -> dict[str, Node]:
     }
 
 
+def _shape(node: dict) -> str:
+    """What a node's YAML says of the relation it builds beside its SQL: its config (the
+    materialization, an enforced contract) and its contract's columns, types and constraints
+    (NOT NULL, CHECK, primary key), which DuckDB holds only if the table was created with them."""
+    columns = [
+        [name, column.get("data_type"), column.get("constraints") or []]
+        for name, column in sorted((node.get("columns") or {}).items())
+    ]
+    return json.dumps(
+        [node.get("config"), node.get("constraints") or [], columns], sort_keys=True, default=str
+    )
+
+
 PROJECT_ROW = "(project)"  # ops.dbt_fingerprints' row for the digest of the whole project
 
 
@@ -106,6 +123,8 @@ class Implied:
 
     - `raw.<table> primary key (<column>, ...)`: the raw table's primary key is these columns;
     - `raw.<table> not null (<column>, ...)`: each of these raw columns is NOT NULL;
+    - `marts.<table> primary key (...)` / `marts.<table> not null (...)`: the same of a mart
+      whose contract has DuckDB enforce them (dbt constraints) on every write;
     - `test <name>`: another data test of the project, which checks the same thing upstream.
 
     `models`: the models the test reads (the step that builds them runs it). `tests`: each named
@@ -117,6 +136,7 @@ class Implied:
     raw: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     tests: tuple[tuple[str, frozenset[str]], ...] = ()
     problem: str = ""
+    marts: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -129,7 +149,7 @@ class Project:
     implied: tuple[Implied, ...] = field(default=())
 
 
-_RAW_CLAIM = re.compile(r"raw\.(\w+) (primary key|not null) \((\w+(?:, *\w+)*)\)")
+_RAW_CLAIM = re.compile(r"(raw|marts)\.(\w+) (primary key|not null) \((\w+(?:, *\w+)*)\)")
 _TEST_CLAIM = re.compile(r"test (\w+)")
 
 
@@ -148,24 +168,33 @@ def _implied(manifest: dict) -> tuple[Implied, ...]:
         claims = (node.get("config", {}).get("meta") or {}).get("implied_by")
         if claims is None:
             continue
-        raw, named, problems = [], [], []
+        raw, marts, named, problems = [], [], [], []
         if node.get("config", {}).get("severity", "error").lower() != "error":
             problems.append("its severity is not error (a warning would go unseen)")
         for claim in claims if isinstance(claims, list) else [claims]:
             text = str(claim).strip()
             if m := _RAW_CLAIM.fullmatch(text):
-                columns = tuple(c.strip() for c in m.group(3).split(","))
-                raw.append((m.group(1), m.group(2), columns))
+                columns = tuple(c.strip() for c in m.group(4).split(","))
+                (raw if m.group(1) == "raw" else marts).append((m.group(2), m.group(3), columns))
             elif (m := _TEST_CLAIM.fullmatch(text)) and m.group(1) in tests:
                 other = tests[m.group(1)]
                 if (other.get("config", {}).get("meta") or {}).get("implied_by") is not None:
                     problems.append(f"{text!r} is itself left out by what implies it")
                 named.append((m.group(1), models_of(other)))
             else:
-                problems.append(f"{text!r} is neither a raw constraint nor a test of the project")
-        if not raw and not named and not problems:
+                problems.append(f"{text!r} is neither a constraint nor a test of the project")
+        if not raw and not marts and not named and not problems:
             problems.append("implied_by names nothing")
-        found.append(Implied(name, models_of(node), tuple(raw), tuple(named), "; ".join(problems)))
+        found.append(
+            Implied(
+                name,
+                models_of(node),
+                tuple(raw),
+                tuple(named),
+                "; ".join(problems),
+                tuple(marts),
+            )
+        )
     return tuple(found)
 
 
@@ -184,6 +213,7 @@ def project(manifest_path: Path, project_dir: Path) -> Project:
                     "test": node.get("test_metadata"),
                     "code": node.get("raw_code"),
                     "depends_on": node.get("depends_on"),
+                    "shape": _shape(node),
                     "given": node.get("given"),
                     "expect": node.get("expect"),
                 },
@@ -435,11 +465,12 @@ def implied_tests(
 ) -> tuple[tuple[str, ...], dict[str, str]]:
     """The data tests of this build (their models among `selected`) that may be left out because
     what implies them holds: the project is the one of this step's last successful whole build
-    and nothing of this build changed (so each ran, and passed, with this SQL), every raw
-    constraint it names is in the warehouse, and every test it names runs in this build (its
-    models are built here, and it is not itself left out) or is a seed's test that passed
-    with this project (ops.dbt_fingerprints' project row). Returns (left out, {test: why it
-    runs all the same}) for the tests whose claims do not hold."""
+    and nothing of this build changed (so each ran, and passed, with this SQL), every
+    constraint it names (of raw, or of a mart's contract) is in the warehouse, and every test
+    it names runs in this build (its models are built here, and it is not itself left out) or
+    is a seed's test that passed with this project (ops.dbt_fingerprints' project row).
+    Returns (left out, {test: why it runs all the same}) for the tests whose claims do not
+    hold."""
     if whole is None or not whole.implied or plan.changed or plan.rebuild:
         return (), {}
     _ensure(con)
@@ -448,15 +479,16 @@ def implied_tests(
         return (), {}
     keys: dict[str, set[frozenset[str]]] = {}
     not_null: dict[str, set[str]] = {}
-    for table, kind, columns in con.execute(
-        """select table_name, constraint_type, constraint_column_names from duckdb_constraints()
-           where database_name = current_database() and schema_name = 'raw'
+    for schema, table, kind, columns in con.execute(
+        """select schema_name, table_name, constraint_type, constraint_column_names
+           from duckdb_constraints()
+           where database_name = current_database() and schema_name in ('raw', 'marts')
              and constraint_type in ('PRIMARY KEY', 'NOT NULL')"""
     ).fetchall():
         if kind == "PRIMARY KEY":
-            keys.setdefault(table, set()).add(frozenset(columns))
+            keys.setdefault(f"{schema}.{table}", set()).add(frozenset(columns))
         else:
-            not_null.setdefault(table, set()).update(columns)
+            not_null.setdefault(f"{schema}.{table}", set()).update(columns)
     # a seed's test holds while a build that loaded the seeds and ran (or, unchanged, left out)
     # their tests vouched for this project: the seeds' files are the ones they passed with
     seeds_hold = set(whole.seed_tests) if stored.get(PROJECT_ROW) == whole.digest else set()
@@ -466,13 +498,15 @@ def implied_tests(
         if not item.models <= selected:
             continue  # another step's test
         why = item.problem
-        for table, kind, columns in item.raw:
+        claims = [(f"raw.{t}", k, c) for t, k, c in item.raw]
+        claims += [(f"marts.{t}", k, c) for t, k, c in item.marts]
+        for table, kind, columns in claims:
             if why:
                 break
             if kind == "primary key" and frozenset(columns) not in keys.get(table, set()):
-                why = f"raw.{table} has no primary key ({', '.join(columns)})"
+                why = f"{table} has no primary key ({', '.join(columns)})"
             elif kind == "not null" and (gaps := set(columns) - not_null.get(table, set())):
-                why = f"raw.{table}.{sorted(gaps)[0]} may be null"
+                why = f"{table}.{sorted(gaps)[0]} may be null"
         for name, models in item.tests:
             if why:
                 break

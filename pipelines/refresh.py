@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import textwrap
 from datetime import UTC, date, datetime
@@ -85,9 +86,25 @@ def run_refresh(
     else:
         print("nothing published: readers keep the previous copy", file=out)
     if not result.success:
-        failed = [e.step_key for e in result.all_events if e.is_step_failure]
+        failures = [e for e in result.all_events if e.is_step_failure]
+        failed = [e.step_key for e in failures]
         print(f"refresh {result.run_id} FAILED in step(s): {', '.join(failed)}", file=out)
+        for event in failures:
+            print(f"  {event.step_key}: {_why(event)}", file=out)
     return result
+
+
+def _why(event, limit: int = 1200) -> str:
+    """A failed step's error as its message says it (dbt's own error lines for a dbt step:
+    which model, which constraint or test), shortened for the console."""
+    error = event.step_failure_data.error if event.step_failure_data else None
+    while error is not None and error.cause is not None and not error.message.strip():
+        error = error.cause
+    text = error.message if error else "no error recorded"
+    # dagster-dbt's error repeats the whole command first; dbt's own lines follow this header
+    text = text.split("Errors parsed from dbt logs:", 1)[-1]
+    text = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", text).split())  # dbt's colours
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _print_summary(paths: Paths, run_id: str, out) -> None:

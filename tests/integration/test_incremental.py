@@ -228,3 +228,69 @@ def test_a_bad_price_row_in_a_snapshot_loaded_since_the_last_build_fails_its_tes
     assert any(
         name.startswith("accepted_values_stg_price_observations_pricing_model") for name in failed
     ), failed
+
+
+def test_a_row_a_mart_s_contract_forbids_fails_the_build_and_nothing_is_published(demo_copy):
+    """The marts' NOT NULL, CHECK and primary-key checks are constraints of their dbt contracts,
+    which DuckDB enforces on every write (dbt/models/marts/*.yml): an accepted snapshot with a
+    negative GPU count (no test upstream looks at its sign) stops the build of the day's offers,
+    named, writes none of the day's rows, and leaves the published copy as it was."""
+    con = duckdb.connect(str(demo_copy.db_path))
+    url, newest = con.execute(
+        "select snapshot_url, max(snapshot_fetched_at) from raw.price_observations "
+        "where source = 'skypilot' group by 1 order by count(*) desc limit 1"
+    ).fetchone()
+    later = "date_trunc('day', ?::timestamptz) + interval 1 day + interval 1 hour"
+    # the same capture again the next morning, as ingest writes one, with one row's count negated
+    con.execute(
+        f"insert into raw.page_snapshots select * replace ({later} as fetched_at, "
+        "now() as loaded_at) from raw.page_snapshots where source = 'skypilot' and url = ? "
+        "and fetched_at = ?",
+        [newest, url, newest],
+    )
+    con.execute(
+        f"insert into raw.snapshot_validations select * replace ({later} as snapshot_fetched_at, "
+        "now() as validated_at) from raw.snapshot_validations where source = 'skypilot' "
+        "and snapshot_url = ? and snapshot_fetched_at = ?",
+        [newest, url, newest],
+    )
+    con.execute(
+        f"insert into raw.price_observations select * replace ({later} as snapshot_fetched_at, "
+        "case when row_index = 0 then -gpu_count else gpu_count end as gpu_count) "
+        "from raw.price_observations where source = 'skypilot' and snapshot_url = ? "
+        "and snapshot_fetched_at = ?",
+        [newest, url, newest],
+    )
+    (negated,) = con.execute(
+        "select count(*) from raw.price_observations where gpu_count < 0"
+    ).fetchone()
+    con.close()
+    assert negated == 1
+    published_before = query(
+        demo_copy.published_db_path, "select max(day), count(*) from marts.fct_gpu_offers_daily"
+    )
+    out = io.StringIO()
+    result = run_refresh(NEXT, offline=True, paths=demo_copy, out=out,
+                         extra_config={"deliver_alerts": False})  # fmt: skip
+    assert not result.success
+    log = out.getvalue()
+    # the console names the step, the model and the constraint (dbt's error, without colours)
+    assert re.search(
+        r"  gpuledger_daily_marts: \d+ of \d+ ERROR creating sql incremental model "
+        r"marts\.fct_gpu_offers_daily",
+        log,
+    ), log[-3000:]
+    assert (
+        'Constraint Error: CHECK constraint failed on table "fct_gpu_offers_daily" with '
+        "expression CHECK((gpu_count > 0))"
+    ) in log
+    assert query(demo_copy, "select count(*) from marts.fct_gpu_offers_daily where day = ?",
+                 [NEXT]) == [(0,)]  # fmt: skip
+    failed = {e.step_key for e in result.all_events if e.event_type_value == "STEP_FAILURE"}
+    assert failed == {"gpuledger_daily_marts"}
+    assert (
+        query(
+            demo_copy.published_db_path, "select max(day), count(*) from marts.fct_gpu_offers_daily"
+        )
+        == published_before
+    )

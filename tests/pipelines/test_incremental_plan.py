@@ -291,10 +291,11 @@ IMPLIED_BY_RAW = {
 
 def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist():
     """26 data tests name what implies them: the 15 of the staging views over raw's keys and
-    NOT NULL columns, the 8 uniqueness tests of analysts' views over a mart's own test, and the 3
-    of dim_gpu (the gpu_catalog seed's rows) over the seed's. Every claim is read (no problem),
-    every raw claim holds on a warehouse made by warehouse/db.py, and every test named checks the
-    same columns upstream, in the same step or among the seeds' tests."""
+    NOT NULL columns, the 8 uniqueness tests of analysts' views over a mart's own test or the
+    primary key of its contract, and the 3 of dim_gpu (the gpu_catalog seed's rows) over the
+    seed's. Every claim is read (no problem), every raw claim holds on a warehouse made by
+    warehouse/db.py, and every test named checks the same columns upstream, in the same step or
+    among the seeds' tests."""
     from warehouse.db import ensure_raw_schema
 
     whole = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
@@ -312,8 +313,12 @@ def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist()
     ]
     assert dict(implied["unique_columns_gpus_gpu_id"].tests) == {
         "unique_gpu_catalog_gpu_id": {"gpu_catalog"},
-        "unique_fct_gpu_specs_gpu_id": {"fct_gpu_specs"},
     }  # fmt: skip
+    assert implied["unique_columns_gpus_gpu_id"].marts == (
+        ("fct_gpu_specs", "primary key", ("gpu_id",)),
+    )
+    health = implied["unique_columns_analytics_source_health_source"]
+    assert health.marts == (("source_health", "primary key", ("source",)),) and health.tests == ()
     assert dict(implied["not_null_dim_gpu_gpu_id"].tests) == {
         "not_null_gpu_catalog_gpu_id": {"gpu_catalog"}
     }  # fmt: skip
@@ -325,6 +330,7 @@ def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist()
     # is left out of its step; each step leaves out only its own
     con = duckdb.connect()
     ensure_raw_schema(con)
+    _marts_with_keys(con)
     current = incremental.fingerprints(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
     daily = {n for n, node in current.items() if node.daily} | {
         "workload_costs_daily", "cheapest_gpu_daily", "rank_changes", "coverage_daily",
@@ -354,6 +360,15 @@ def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist()
     assert "unique_columns_workload_costs_daily_day__workload_class__option_key" in marts_left
 
 
+def _marts_with_keys(con) -> None:
+    """The two marts whose contract's primary key an analysts' view names, with that key, as
+    dbt creates them from the contract (tests/integration/test_incremental.py reads them in a
+    warehouse dbt built)."""
+    con.execute("create schema if not exists marts")
+    con.execute("create table marts.fct_gpu_specs (gpu_id varchar primary key)")
+    con.execute("create table marts.source_health (source varchar primary key)")
+
+
 def test_implied_tests_are_left_out_only_while_what_implies_them_holds():
     """An implied test is left out only when the project is the one of this step's last
     successful whole build, nothing in the build changed, the raw constraint is in this
@@ -367,6 +382,7 @@ def test_implied_tests_are_left_out_only_while_what_implies_them_holds():
     selected = {"stg_source_runs", "gpus", "fct_gpu_specs"}
     con = duckdb.connect()
     ensure_raw_schema(con)
+    _marts_with_keys(con)
     day = incremental.Plan((), (), {})
 
     def implied(plan=day, project=whole, step="models", chosen=selected):
@@ -384,13 +400,24 @@ def test_implied_tests_are_left_out_only_while_what_implies_them_holds():
     assert implied(incremental.Plan(("fct_gpu_offers_daily",), (), {})) == ((), {})
     assert implied(project=None) == ((), {})
     # a test named is not built here (its model is another step's) or is itself left out
-    assert implied(chosen=selected - {"fct_gpu_specs"}) == (
-        (key,), {gpus: "test unique_fct_gpu_specs_gpu_id does not run in this build"}
+    costs = "unique_columns_workload_costs_daily_day__workload_class__option_key"
+    named = "unique_columns_fct_workload_costs_daily_day__workload_class__option_key"
+    incremental.record(con, current, whole, built=("marts", whole.digest))
+    views = {"workload_costs_daily", "fct_gpu_rankings_daily"}
+    assert implied(step="marts", chosen=views) == (
+        (), {costs: f"test {named} does not run in this build"}
     )  # fmt: skip
-    left_out = dataclasses.replace(day, skipped_tests=("unique_fct_gpu_specs_gpu_id",))
-    assert implied(left_out)[1] == {
-        gpus: "test unique_fct_gpu_specs_gpu_id does not run in this build"
+    left_out = dataclasses.replace(day, skipped_tests=(named,))
+    assert implied(left_out, step="marts", chosen=views | {"fct_workload_costs_daily"})[1] == {
+        costs: f"test {named} does not run in this build"
     }  # fmt: skip
+    assert implied(step="marts", chosen=views | {"fct_workload_costs_daily"}) == ((costs,), {})
+    # a mart made without its contract's key (an older build, by hand): the view's test runs
+    con.execute("drop table marts.fct_gpu_specs")
+    con.execute("create table marts.fct_gpu_specs (gpu_id varchar)")
+    assert implied() == ((key,), {gpus: "marts.fct_gpu_specs has no primary key (gpu_id)"})
+    con.execute("drop table marts.fct_gpu_specs")
+    con.execute("create table marts.fct_gpu_specs (gpu_id varchar primary key)")
     # a raw table made without its key (by hand, say): its uniqueness test runs
     con.execute("drop table raw.source_runs")
     con.execute("create table raw.source_runs (run_id varchar, source varchar, url varchar)")
@@ -425,14 +452,22 @@ def test_an_implied_test_whose_claims_cannot_be_read_always_runs():
         test_node("t_chain", "a", {"implied_by": ["test t_ok"]}),
         test_node("t_ok", "a", {"implied_by": ["test t_upstream"]}),
         test_node("t_empty", "a", {"implied_by": []}),
+        test_node("t_schema", "a", {"implied_by": ["staging.a primary key (x)"]}),
+        test_node("t_mart", "a", {"implied_by": ["marts.b primary key (x, y)"]}),
     ]
     manifest = {"nodes": {**models, **{f"test.p.{t['name']}": t for t in tests}}}
     found = {item.test: item for item in incremental._implied(manifest)}
-    assert set(found) == {"t_typo", "t_unknown", "t_warn", "t_chain", "t_ok", "t_empty"}
+    assert set(found) == {
+        "t_typo", "t_unknown", "t_warn", "t_chain", "t_ok", "t_empty", "t_schema", "t_mart"
+    }  # fmt: skip
     assert found["t_typo"].problem == (
-        "'raw.a primary key source, url' is neither a raw constraint nor a test of the project"
+        "'raw.a primary key source, url' is neither a constraint nor a test of the project"
     )
-    assert "neither a raw constraint nor a test" in found["t_unknown"].problem
+    assert "neither a constraint nor a test" in found["t_unknown"].problem
+    # a constraint of raw or of a mart's contract: no other schema (a view enforces nothing)
+    assert "neither a constraint nor a test" in found["t_schema"].problem
+    assert found["t_mart"].problem == "" and found["t_mart"].raw == ()
+    assert found["t_mart"].marts == (("b", "primary key", ("x", "y")),)
     assert found["t_warn"].problem == "its severity is not error (a warning would go unseen)"
     assert found["t_chain"].problem == "'test t_ok' is itself left out by what implies it"
     assert found["t_empty"].problem == "implied_by names nothing"
@@ -443,5 +478,14 @@ def test_an_implied_test_whose_claims_cannot_be_read_always_runs():
     left, runs = incremental.implied_tests(con, {"a", "b"}, incremental.Plan((), (), {}), whole,
                                            "models")  # fmt: skip
     assert left == ("t_ok",)
-    assert set(runs) == {"t_typo", "t_unknown", "t_warn", "t_chain", "t_empty"}
+    assert set(runs) == {
+        "t_typo",
+        "t_unknown",
+        "t_warn",
+        "t_chain",
+        "t_empty",
+        "t_schema",
+        "t_mart",
+    }
+    assert runs["t_mart"] == "marts.b has no primary key (x, y)"  # no such table here
     assert runs["t_warn"] == found["t_warn"].problem
