@@ -149,7 +149,7 @@ class Project:
     implied: tuple[Implied, ...] = field(default=())
 
 
-_RAW_CLAIM = re.compile(r"(raw|marts)\.(\w+) (primary key|not null) \((\w+(?:, *\w+)*)\)")
+_CONSTRAINT_CLAIM = re.compile(r"(raw|marts)\.(\w+) (primary key|not null) \((\w+(?:, *\w+)*)\)")
 _TEST_CLAIM = re.compile(r"test (\w+)")
 
 
@@ -173,7 +173,7 @@ def _implied(manifest: dict) -> tuple[Implied, ...]:
             problems.append("its severity is not error (a warning would go unseen)")
         for claim in claims if isinstance(claims, list) else [claims]:
             text = str(claim).strip()
-            if m := _RAW_CLAIM.fullmatch(text):
+            if m := _CONSTRAINT_CLAIM.fullmatch(text):
                 columns = tuple(c.strip() for c in m.group(4).split(","))
                 (raw if m.group(1) == "raw" else marts).append((m.group(2), m.group(3), columns))
             elif (m := _TEST_CLAIM.fullmatch(text)) and m.group(1) in tests:
