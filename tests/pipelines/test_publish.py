@@ -520,3 +520,37 @@ def test_a_spare_that_cannot_be_made_leaves_the_publication_and_no_debris(
 
 def read_views(paths: Paths) -> dict[str, int]:
     return publish.check(paths.published_db_path)
+
+
+def test_a_large_keyed_table_outside_raw_is_compared_by_its_rows(
+    tmp_path, update_small_files, monkeypatch
+):
+    """Only raw's rows are written once: a large table of another schema with a composite
+    primary key (a mart's contract) whose values change while its groups keep their row counts
+    is still found, by the sum of its rows' hashes, and written."""
+    monkeypatch.setattr(publish, "HASHED_ROWS", 1)  # the tables below count as large
+    paths = Paths(tmp_path)
+
+    def rates(usd: float) -> None:
+        daily_db(paths, {"2026-08-20": 2.0}, [("s1", 3)], built=("2026-08-20", "2026-08-20"))
+        con = duckdb.connect(str(paths.db_path))
+        con.execute("create schema if not exists intermediate")
+        con.execute(
+            "create or replace table intermediate.fx (rate_date date, currency varchar, "
+            "usd_per_unit double not null check (usd_per_unit > 0), "
+            "primary key (rate_date, currency))"
+        )
+        con.execute(
+            "insert into intermediate.fx values ('2026-08-20', 'EUR', ?), ('2026-08-20', 'GBP', ?)",
+            [usd, usd + 0.1],
+        )
+        con.close()
+
+    rates(1.10)
+    publish.publish(paths, DAY, "run-1")
+    publish.publish(paths, DAY, "run-2")
+    rates(1.12)  # the same keys and counts, another rate
+    done = publish.publish(paths, DAY, "run-3")
+    assert done.method == "sync"
+    assert done.synced.get("intermediate.fx") == 1  # the day's group, found by its hashes
+    assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
