@@ -118,7 +118,7 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     # per-day marts' step, by name in the log
     implied = "unique_columns_stg_page_snapshots_source__url__fetched_at"
     assert implied not in lines
-    assert re.search(r"view model intermediate\.int_fx_rates_usd \.* \[\S*OK\S* in", lines)
+    assert re.search(r"view model intermediate\.int_price_snapshots_daily \.* \[\S*OK\S* in", lines)
     run_log = max((demo_copy.home / "logs").glob("run-*.log")).read_text()
     assert "22 data tests of the seeds left out" in run_log
     said = dict(re.findall(r"- (gpuledger_\w+) - (\d+) data tests left out, implied by", run_log))
@@ -126,7 +126,7 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     assert "runs although it names what implies it" not in run_log
     left = re.search(r"(\d+) views and seeds left as they are \(.*?\): (.*)", run_log)
     assert left and {"stg_page_snapshots", "workload_classes"} <= set(left[2].split(", "))
-    assert "int_fx_rates_usd" not in left[2].split(", ")
+    assert "int_price_snapshots_daily" not in left[2].split(", ")
     assert unchanged_materializations(demo_copy) >= {"staging/stg_page_snapshots",
                                                      "reference/workload_classes"}  # fmt: skip
     assert "emitted no result" not in log  # Dagster's note on each: in the run's log only
@@ -160,7 +160,7 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     # of this build as it is (macros/unchanged_relations.sql); the as-of view too: the same day
     lines = (sorted((demo_copy.home / "dbt_runs").iterdir())[-2] / "dbt.log").read_text()
     for name in ("view model staging.stg_page_snapshots", "seed file reference.workload_classes",
-                 "view model intermediate.int_fx_rates_usd"):  # fmt: skip
+                 "view model intermediate.int_price_snapshots_daily"):  # fmt: skip
         assert re.search(rf"{re.escape(name)} \.* \[\S*unchanged\S* in", lines), name
     # and with nothing recorded, every price row is tested, and the implied tests run again
     assert "loaded_at" not in compiled_test(

@@ -175,8 +175,8 @@ def test_views_and_seeds_left_as_they_are_only_while_nothing_they_show_can_diffe
         con.execute(f"comment on view staging.{name} is 'stamp'")
     con.execute("create view staging.stg_fx_rates as select 1 as x")  # built without a stamp
     # reads the as-of day when compiled (macros/as_of_date.sql): its SQL differs day by day
-    con.execute("create view intermediate.int_fx_rates_usd as select 1 as x")
-    con.execute("comment on view intermediate.int_fx_rates_usd is 'stamp'")
+    con.execute("create view intermediate.int_price_snapshots_daily as select 1 as x")
+    con.execute("comment on view intermediate.int_price_snapshots_daily is 'stamp'")
     con.execute("create table reference.workload_classes as select 1 as x")
     con.execute("comment on table reference.workload_classes is 'stamp'")
     con.execute("create table marts.fct_gpu_specs as select 1 as x")  # a table model: built
@@ -209,9 +209,13 @@ def test_views_and_seeds_left_as_they_are_only_while_nothing_they_show_can_diffe
         for uid, n in manifest["nodes"].items()
         if n["config"].get("materialized") == "view" and incremental._reads_settings(manifest, uid)
     )
-    assert reads == ["int_evidence_epochs", "int_fx_rates_usd", "int_gpu_specs_by_epoch",
+    assert reads == ["int_evidence_epochs", "int_gpu_specs_by_epoch",
                      "int_gpu_specs_resolved", "int_price_observations_accepted",
                      "int_price_snapshots_daily"]  # fmt: skip
+    # (int_fx_rates_usd reads the as-of day too, and is a table: built every day)
+    assert manifest["nodes"]["model.gpuledger.int_fx_rates_usd"]["config"]["materialized"] == (
+        "table"
+    )
     # not in this build's selection: not its to leave out
     assert incremental.unchanged(
         con, DBT_PROJECT.manifest_path, selected - {"stg_gpu_specs"}, day, whole, "models"
