@@ -8,9 +8,13 @@ Both are Dagster loggers (`progress`, `run_log`), configured per run by `pipelin
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
+import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
@@ -24,6 +28,33 @@ STEP_LABELS = {
     "ops__published_warehouse": "publish for readers",
     "ops__report": "report",
 }
+
+
+# The console as it was before the run (see console_kept()); None: sys.stderr.
+_CONSOLE: io.TextIOBase | None = None
+
+
+@contextlib.contextmanager
+def console_kept() -> Iterator[None]:
+    """While a run executes, Dagster captures the process's stderr (file descriptor 2) into the
+    run's compute log and mirrors that file to the console with `tail -F`, which it stops when
+    the run ends: a line written in the last second (the last step's) could miss the console
+    (dagster-io/dagster#23336; it happened to the `report` line). The progress lines go to a
+    duplicate of the console's descriptor taken before the run, which the capture leaves alone."""
+    global _CONSOLE
+    try:
+        sys.stderr.flush()
+        fd = os.dup(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        yield  # no descriptor (a test's captured stream): write to sys.stderr
+        return
+    stream = os.fdopen(fd, "w", buffering=1, encoding="utf-8", errors="replace")
+    _CONSOLE = stream
+    try:
+        yield
+    finally:
+        _CONSOLE = None
+        stream.close()
 
 
 DBT_STEPS = ("gpuledger_dbt_models", "gpuledger_daily_marts")
@@ -119,7 +150,7 @@ def progress_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
     logger.propagate = False
     if init_context.logger_config["enabled"]:
         n_sources, n_models = _counts()
-        logger.addHandler(ProgressHandler(sys.stderr, n_sources, n_models))
+        logger.addHandler(ProgressHandler(_CONSOLE or sys.stderr, n_sources, n_models))
     return logger
 
 

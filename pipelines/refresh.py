@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.event_storage import open_instance
+from pipelines.progress import console_kept
 from warehouse import db, publish
 from warehouse.paths import Paths, prepare_environment
 
@@ -69,6 +70,8 @@ def run_refresh(
         "run_log": {"config": {"path": str(log_path)}},
     }
     with contextlib.ExitStack() as quiet, open_instance() as instance:
+        if progress:  # the progress lines reach the console whatever Dagster captures
+            quiet.enter_context(console_kept())
         if progress and not verbose:  # dbt's own output (dagster-dbt echoes it) into the log file
             log_file = quiet.enter_context(log_path.open("a", encoding="utf-8"))
             quiet.enter_context(contextlib.redirect_stdout(log_file))
