@@ -311,9 +311,9 @@ def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist()
         assert implied[test].raw == (claim,) and implied[test].tests == ()
     costs = implied["unique_columns_workload_costs_daily_day__workload_class__option_key"]
     assert costs.models == {"workload_costs_daily"} and costs.raw == ()
+    # the view shows the mart's rows one to one (the ranks are the mart's own columns)
     assert [name for name, _ in costs.tests] == [
         "unique_columns_fct_workload_costs_daily_day__workload_class__option_key",
-        "unique_columns_fct_gpu_rankings_daily_day__workload_class__option_key",
     ]
     assert dict(implied["unique_columns_gpus_gpu_id"].tests) == {
         "unique_gpu_catalog_gpu_id": {"gpu_catalog"},

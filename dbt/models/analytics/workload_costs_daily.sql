@@ -30,8 +30,8 @@ select
     c.output_unit,
     c.is_eligible,
     c.ineligible_reason,
-    r.option_rank,
-    r.gpu_rank,
+    c.option_rank,
+    c.gpu_rank,
     c.is_stale,
     c.days_since_observed,
     c.observed_at,
@@ -39,5 +39,3 @@ select
     c.snapshot_url,
     c.snapshot_sha256
 from {{ ref('fct_workload_costs_daily') }} as c
-left join {{ ref('fct_gpu_rankings_daily') }} as r
-    on r.day = c.day and r.workload_class = c.workload_class and r.option_key = c.option_key
