@@ -13,6 +13,7 @@ from datetime import timedelta
 import duckdb
 import pytest
 
+from pipelines.incremental import FULL_TEST_START
 from pipelines.refresh import run_refresh
 from tests.conftest import DEMO_DAY, query
 from warehouse import publish
@@ -137,6 +138,11 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     # (said by the step that runs them, not by the per-day marts' step)
     assert run_log.count("data tests over every price observation check the snapshots") == 1
     assert "loaded_at >= timestamptz" in compiled_test(built, "accepted_values_stg_price_obse")
+    # the as-of view's uniqueness test checks the day the marts read now (a past day's rows were
+    # checked when its marts were built)
+    snapshots_test = "unique_columns_int_price_snapshots_daily"
+    window = rf"day between date '{NEXT}'\s+and date '{NEXT}'"
+    assert re.search(window, compiled_test(built, snapshots_test))
     incremental = snapshot(demo_copy, tmp_path / "incremental")
     # the same day again: nothing changes, no alert is recorded twice; the published copy is
     # now the previous one brought up to date, and equal to the copy of the whole file
@@ -167,6 +173,11 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
         sorted((demo_copy.home / "dbt_runs").iterdir())[-2], "unique_columns_stg_price_obser"
     )
     assert re.search(rf"PASS {implied} \.* \[", lines)
+    # and the as-of view's rows of every day
+    every_day = rf"day between date '{FULL_TEST_START}'\s+and date '{NEXT}'"
+    assert re.search(every_day, compiled_test(
+        sorted((demo_copy.home / "dbt_runs").iterdir())[-2], snapshots_test
+    ))  # fmt: skip
     rebuilt = publish.publication(demo_copy)
     assert rebuilt["method"] == "copy"
     assert rebuilt["why"] == "per-day marts were rebuilt whole since the spare was made"
