@@ -32,33 +32,36 @@ changes as (
     where prev_gpu_id is not null and gpu_id <> prev_gpu_id and {{ in_window() }}
 ),
 
+-- The days of the changes and the days before them, joined (not `day in (select ...)`): DuckDB
+-- then reads only the costs' row groups of those days (it passes a join's key range to the
+-- scan); the subqueries read every day's costs (0.35 s a day at three years, no change found).
+change_days as (
+    select day from changes
+    union
+    select prev_day from changes
+),
+
 eligible_offers as (
     select distinct
-        day,
-        workload_class,
-        option_key
-    from {{ ref('fct_workload_costs_daily') }}
-    where is_eligible and option_kind = 'gpu_offer'
-        and (
-            day in (select ch.day from changes as ch)
-            or day in (select ch.prev_day from changes as ch)
-        )
+        c.day,
+        c.workload_class,
+        c.option_key
+    from {{ ref('fct_workload_costs_daily') }} as c
+    inner join change_days as cd on c.day = cd.day
+    where c.is_eligible and c.option_kind = 'gpu_offer'
 ),
 
 evidence_by_day as (
     select distinct
-        day,
-        workload_class,
-        gpu_id,
-        evidence,
-        runs_used,
-        round(unit_outputs_per_s, 6) as unit_outputs_per_s
-    from {{ ref('fct_workload_costs_daily') }}
-    where option_kind = 'gpu_offer' and is_eligible
-        and (
-            day in (select ch.day from changes as ch)
-            or day in (select ch.prev_day from changes as ch)
-        )
+        c.day,
+        c.workload_class,
+        c.gpu_id,
+        c.evidence,
+        c.runs_used,
+        round(c.unit_outputs_per_s, 6) as unit_outputs_per_s
+    from {{ ref('fct_workload_costs_daily') }} as c
+    inner join change_days as cd on c.day = cd.day
+    where c.option_kind = 'gpu_offer' and c.is_eligible
 )
 
 select
