@@ -13,9 +13,11 @@ A day's run changes a few days of the marts and a few snapshots of raw data, so 
 file (1.5 GB at three years of history, 4 s) would make publishing grow with history. The copy a
 publication replaces is therefore kept as the spare (`.gpuledger.spare.duckdb`, a hard link to the
 replaced file) and the next publication brings the spare up to date instead of copying: per table it
-compares groups of rows (a day of a per-day mart, a snapshot of a raw table, else the whole table)
-by row count and the sum of the rows' hashes, deletes the groups that differ and inserts the working
-file's rows of them, then compares every table whole the same way. The spare is used only when no
+compares groups of rows (a snapshot of a raw table, else the whole table) by row count and the sum
+of the rows' hashes, deletes the groups that differ and inserts the working file's rows of them,
+then compares every table it wrote whole the same way. A per-day mart's groups are its days: the
+days its builds logged since the spare was made, and, should its rows outside those days not count
+the same on both sides, every day whose row count differs. The spare is used only when no
 reader can have it open (DuckDB's file lock, taken by read-only connections of other processes, and
 this process's open files) and when its tables, views and macros are defined exactly as the working
 file's; otherwise, or when anything in the update fails, the whole file is copied as before.
@@ -311,6 +313,7 @@ _BUILDS = "ops.daily_mart_log"
 # raw tables by their rows per snapshot, as their rows are written once (insert or ignore). Tables
 # of the other schemas are always compared by their rows' hashes (per group of their key).
 HASHED_ROWS = 500_000
+_BUILT = "_gpuledger_sync_built"  # temp table: the days the log says were written since
 
 
 def _day_tables(con, db: str) -> set[tuple[str, str]]:
@@ -387,16 +390,23 @@ def _sync(con: duckdb.DuckDBPyConnection, spare: Path, synced: dict[str, int]) -
             [work],
         ).fetchall()
         day_tables, group_keys = _day_tables(con, work), _group_keys(con, work)
+        if built_days:
+            con.execute(f"create or replace temp table {_BUILT} as {built_days}")
+            built_filter = _days_filter(con, _BUILT)
         plans, checks = [], []
         for i, (schema, table, rows) in enumerate(tables):
             name = f'"{schema}"."{table}"'
             ours, theirs = f'"{work}".{name}', f"{_SPARE_ALIAS}.{name}"
             diff = f"_gpuledger_sync_{i}"
             if built_days and schema == "marts" and (schema, table) in day_tables:
-                # a per-day mart: the days its builds wrote since, and days whose rows differ
+                # a per-day mart: the days its builds wrote since; and, when its rows outside
+                # them do not count the same on both sides, every day whose rows differ
                 key = ["day"]
-                _group_diff(con, diff, key, ours, theirs, hashed=False, also=built_days)
-                checks.append((name, _days_filter(con, diff)))
+                if _same_count_outside(con, ours, theirs, built_filter):
+                    con.execute(f"create or replace temp table {diff} as {built_days}")
+                else:
+                    _group_diff(con, diff, key, ours, theirs, hashed=False, also=built_days)
+                check = _days_filter(con, diff)
             else:
                 key = group_keys.get((schema, table), [])
                 if not key and (schema, table) in day_tables:
@@ -406,10 +416,12 @@ def _sync(con: duckdb.DuckDBPyConnection, spare: Path, synced: dict[str, int]) -
                 # values may change while its groups keep their row counts
                 hashed = rows <= HASHED_ROWS or key == ["day"] or schema != "raw"
                 _group_diff(con, diff, key, ours, theirs, hashed=hashed)
-                checks.append((name, "true" if hashed else None))
+                check = "true" if hashed else None
             groups = con.execute(f"select count(*) from temp.{diff}").fetchone()[0]
             if groups:
+                # a table no group of which differs is not written, nor checked again
                 plans.append((name, key, diff))
+                checks.append((name, check))
                 synced[f"{schema}.{table}"] = groups
         con.execute("begin")
         try:
@@ -456,6 +468,7 @@ def _sync(con: duckdb.DuckDBPyConnection, spare: Path, synced: dict[str, int]) -
         finally:
             for i in range(len(tables)):
                 con.execute(f"drop table if exists temp._gpuledger_sync_{i}")
+            con.execute(f"drop table if exists temp.{_BUILT}")
         con.execute(f"checkpoint {_SPARE_ALIAS}")
     finally:
         con.execute(f"detach {_SPARE_ALIAS}")
@@ -498,6 +511,19 @@ def _days_filter(con, diff: str) -> str:
     listed = ", ".join("null" if d is None else f"date '{d}'" for d in days)
     nulls = " or x.day is null" if None in days else ""
     return f"(x.day in ({listed}){nulls})"
+
+
+def _same_count_outside(con, work: str, spare: str, days: str) -> bool:
+    """Whether a per-day mart holds as many rows outside the days `days` (a filter of `x.day`)
+    in the working file as in the spare. Counting a table and its rows of a few days reads its
+    metadata and those days' row groups only (under 2 ms at three years of history, where
+    counting every day's rows took 0.04-0.08 s per mart)."""
+    sides = ", ".join(
+        f"(select count(*) from {db}) - (select count(*) from {db} as x where {days})"
+        for db in (work, spare)
+    )
+    outside = con.execute(f"select {sides}").fetchone()
+    return outside[0] == outside[1]
 
 
 def _group_diff(
