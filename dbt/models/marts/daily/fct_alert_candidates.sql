@@ -115,3 +115,6 @@ from (
     select * from capture_alerts
 ) as a
 left join {{ ref('fct_coverage_daily') }} as cov on a.day = cov.day
+-- in day order: a full build writes each day's rows together, so that reading a few days (a later
+-- build's window, the publication's update) skips the other days' row groups
+order by a.day

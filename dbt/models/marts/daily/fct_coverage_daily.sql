@@ -131,3 +131,6 @@ left join providers as p on d.day = p.day
 left join sources as s on d.day = s.day
 left join offers_present as op on d.day = op.day
 left join offers_recent as o on d.day = o.day
+-- in day order: a full build writes each day's rows together, so that reading a few days (a later
+-- build's window, the publication's update) skips the other days' row groups
+order by d.day

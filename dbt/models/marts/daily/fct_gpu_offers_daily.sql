@@ -69,3 +69,6 @@ qualify row_number() over (
             price_per_hour, gpu_name_raw, gpu_count, vcpus nulls last, ram_gb nulls last,
             snapshot_url, snapshot_fetched_at, gpu_id nulls last
     ) = 1
+-- in day order: a full build writes each day's rows together, so that reading a few days (a later
+-- build's window, the publication's update) skips the other days' row groups
+order by day

@@ -49,3 +49,6 @@ select
 from best_offer as b
 inner join offer_counts as c
     on b.day = c.day and b.pricing_model = c.pricing_model and b.gpu_id = c.gpu_id
+-- in day order: a full build writes each day's rows together, so that reading a few days (a later
+-- build's window, the publication's update) skips the other days' row groups
+order by b.day

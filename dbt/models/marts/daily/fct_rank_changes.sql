@@ -107,3 +107,6 @@ left join eligible_offers as old_today
 left join eligible_offers as new_before
     on c.prev_day = new_before.day and c.workload_class = new_before.workload_class
     and c.option_key = new_before.option_key
+-- in day order: a full build writes each day's rows together, so that reading a few days (a later
+-- build's window, the publication's update) skips the other days' row groups
+order by c.day

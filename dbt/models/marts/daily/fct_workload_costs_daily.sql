@@ -292,3 +292,6 @@ select
 from costs as c
 left join ranks as r
     on c.day = r.day and c.workload_class = r.workload_class and c.option_key = r.option_key
+-- in day order: a full build writes each day's rows together, so that reading a few days (a later
+-- build's window, the publication's update) skips the other days' row groups
+order by c.day
