@@ -138,6 +138,16 @@ def du(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
 
 
+def publish_method(published: dict) -> str:
+    """How a publication was made: a whole copy and why, or the spare updated: how many tables
+    and groups of their rows (days, snapshots) it replaced (a sync has no `why`)."""
+    if published.get("method") == "sync":
+        synced = published.get("synced") or {}
+        return (f"sync: {len(synced)} tables updated, "
+                f"{sum(synced.values())} days or snapshots replaced")  # fmt: skip
+    return f"{published.get('method')}: {published.get('why')}"
+
+
 def query_latency(paths, reps: int = 30) -> dict:
     import duckdb
 
@@ -269,11 +279,11 @@ def one_size(work: Path, days: int, args) -> dict:
         "daily_fetched": fetched,
         "daily_steps_s": steps,
         "daily_publish_s": published.get("phases", {}),
-        "daily_publish_method": f"{published.get('method')}: {published.get('why')}",
+        "daily_publish_method": publish_method(published),
         "next_refresh_s": round(next_s, 1),
         "next_steps_s": next_steps,
         "next_publish_s": next_published.get("phases", {}),
-        "next_publish_method": f"{next_published.get('method')}: {next_published.get('why')}",
+        "next_publish_method": publish_method(next_published),
         "queries": query_latency(paths),
         "archive_mb": round(du(paths.archive_dir) / 1e6, 1),
         "duckdb_mb": round(paths.db_path.stat().st_size / 1e6, 1),

@@ -76,7 +76,8 @@ class Publication:
     # "sync": the spare brought up to date; "copy": the whole file, for `why`
     method: str = "copy"
     why: str = ""
-    # per table the row groups the sync replaced (tables with none are left out)
+    # per table the groups of rows (days, snapshots, key values) the sync replaced (tables
+    # with none are left out)
     synced: dict[str, int] = field(default_factory=dict)
 
 
