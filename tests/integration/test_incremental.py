@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import re
 import shutil
-import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -316,13 +315,15 @@ def test_a_row_a_mart_s_contract_forbids_fails_the_build_and_nothing_is_publishe
     )
 
 
-def test_on_a_generated_history_the_next_day_equals_a_full_rebuild(demo_copy, tmp_path):
+def test_on_a_generated_history_the_next_day_equals_a_full_rebuild(
+    demo_copy, tmp_path, monkeypatch
+):
     """The same equality on a history generated as the scale run generates it
     (scripts/perf_history.py: providers in SkyPilot's catalog format, prices moving on some days,
     parsed by the real parser, checked by the real GX suite, loaded into raw): ten days after the
     demo's, of which the first nine are built in one backfill and the tenth incrementally, against
     the tenth rebuilt whole."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "scripts"))
     from perf_history import Market, load_history
 
     from pipelines.backfill import backfill
