@@ -7,8 +7,9 @@ import io
 import json
 import random
 import time
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
+LOAD_DELAY = timedelta(minutes=5)  # a day's run loads its pages minutes after fetching them
 END = date(2026, 8, 22)  # the demo archive's newest day: history ends here, day D+1 is the refresh
 # Real GPU models with their median on-demand USD per GPU-hour in the demo archive (2026-08-22)
 # and memory; the names are SkyPilot's AcceleratorName spellings.
@@ -132,11 +133,12 @@ def load_history(paths, market: Market, base_url: str) -> dict:
         if not verdict.success:
             raise SystemExit(f"the generated history fails the price suite: {verdict}")
     validated = time.perf_counter()
-    now = datetime.now(UTC)
+    # loaded and validated minutes after the fetch, as that day's run left them (the tests over
+    # every price row check the rows of snapshots loaded since the last whole build)
     pages = pd.DataFrame(
         [
             ("skypilot", s.url, at, 200, "text/csv", s.size_bytes, s.sha256, None, None,
-             s.archive_path, "live", skypilot.PARSER_VERSION, now)
+             s.archive_path, "live", skypilot.PARSER_VERSION, at + LOAD_DELAY)
             for s, at, _ in snapshots
         ],
         columns=["source", "url", "fetched_at", "http_status", "content_type", "size_bytes",
@@ -145,7 +147,7 @@ def load_history(paths, market: Market, base_url: str) -> dict:
     )  # fmt: skip
     checks = pd.DataFrame(
         [
-            ("skypilot", s.url, at, s.sha256, verdict.suite, True, n, "[]", "[]", now)
+            ("skypilot", s.url, at, s.sha256, verdict.suite, True, n, "[]", "[]", at + LOAD_DELAY)
             for s, at, n in snapshots
         ],
         columns=["source", "snapshot_url", "snapshot_fetched_at", "snapshot_sha256", "suite",

@@ -15,18 +15,21 @@ memory is per size):
   (in one pass over the whole history) and loaded into raw.* in bulk, as the daily runs would have
   left them.
 
-Then it measures: `gpuledger backfill` over the D days (one dbt pass, alerts, publish, report);
-the daily refresh of day D+1 with the N providers fetched from a real HTTP server on 127.0.0.1
-(fetch, archive, GX per snapshot, load, dbt, alerts, publish, report), once the backfill's writes
-are on disk (os.sync: a real day's run does not share the disk with them), and of day D+2 after it
-(a day after a day, as every morning: D+1 follows a backfill that rebuilt the marts whole, so it
-publishes by copying the whole file, D+2 by updating the previous copy); the p95 latency of every
-example query of the analysts' README on the published copy; archive and DuckDB sizes; peak
-memory (this process and any child; dbt runs inside it). The floor is a minimal Dagster job on
-the same machine: one asset validating one snapshot's rows with the same GX suite and one
+Then it measures: `gpuledger backfill` over the D days (one dbt pass, alerts, publish, report); the
+daily refresh of day D+1 with the N providers fetched from a real HTTP server on 127.0.0.1 on day
+D+1's clock (fetch, archive, GX, load of the N snapshots, dbt, alerts, publish, report; the run
+fails if a provider's snapshot of the day is not in raw), once the backfill's writes are on disk
+(os.sync: a real day's run does not share the disk with them), and of days D+2 and D+3 after it (a
+day after a day, as every morning: D+1 follows a backfill that rebuilt the marts whole); the p95
+latency of every example query of the analysts' README on the published copy; archive and DuckDB
+sizes; peak memory (this process and any child; dbt runs inside it). The floor is a minimal Dagster
+job on the same machine: one asset validating one snapshot's rows with the same GX suite and one
 `dbt build` of a one-model project, run the same way (in-process), with dagster-dbt's stock dbt
-resource (dbt a child process); beside it the same job with dbt in the step's process, as
-gpuledger runs it. The table is printed and written to --out.
+resource (dbt a child process); beside it the same job with dbt in the step's process, as gpuledger
+runs it. The floor is measured at the start and again right after each size's refreshes (its own
+process): this machine's speed changes by up to half within an hour, so each size's refreshes are
+set against the floor measured beside them (and the growth from the smallest to the largest size is
+given in seconds and as multiples of those floors). The table is printed and written to --out.
 """
 
 import argparse
@@ -42,6 +45,7 @@ import tempfile
 import threading
 import time
 from datetime import UTC, datetime, timedelta
+from datetime import time as dtime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -85,6 +89,25 @@ def serve(port: int = 0) -> tuple[ThreadingHTTPServer, str]:
     server = ThreadingHTTPServer(("127.0.0.1", port), Catalogs)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+class OnTheDay(datetime):
+    """The fetches' clock in the measuring process: day D+k's run fetches on day D+k (at 06:00
+    UTC plus the time since the run began), so its pages are that day's snapshots. On the real
+    clock they would be dated today, months after the as-of day, and ingest would rightly leave
+    them unloaded (a page fetched after the as-of day is not known on that day): until
+    2026-12-03 the scale run's daily refreshes fetched and archived the day's catalogs but loaded
+    none of them (no GX, no raw rows, the day priced from the day before)."""
+
+    shift = timedelta(0)
+
+    @classmethod
+    def now(cls, tz=None):
+        return datetime.now(tz) + cls.shift
+
+    @classmethod
+    def begin(cls, day) -> None:
+        cls.shift = datetime.combine(day, dtime(6), UTC) - datetime.now(UTC)
 
 
 # ------------------------------------------------------------------ measuring
@@ -174,6 +197,18 @@ def query_latency(paths, reps: int = 30) -> dict:
     }
 
 
+# The refreshes measured after the history: D+1, D+2, D+3.
+REFRESH_DAYS = 3
+
+
+def market_for(days: int, args) -> Market:
+    """The market of a size: its D days of history and the refresh days (the same in the
+    preparing and the measuring process: the series depend on the number of days)."""
+    history = [END - timedelta(days=days - 1 - i) for i in range(days)]
+    refresh = [END + timedelta(days=k) for k in range(1, REFRESH_DAYS + 1)]
+    return Market(args.providers, args.gpus, args.regions, [*history, *refresh])
+
+
 def prepare_size(base_home: Path, work: Path, days: int, args) -> dict:
     """Copy the base warehouse and load D days of generated history into it (own process, so the
     generator's memory is not counted as the pipeline's)."""
@@ -181,12 +216,8 @@ def prepare_size(base_home: Path, work: Path, days: int, args) -> dict:
 
     paths = Paths(work / f"d{days}")
     shutil.copytree(base_home, paths.home, dirs_exist_ok=True)
-    history = [END - timedelta(days=days - 1 - i) for i in range(days)]
-    # the same market as the measuring process's (history + the refresh day), history only
-    market = Market(
-        args.providers, args.gpus, args.regions,
-        [*history, END + timedelta(days=1), END + timedelta(days=2)],
-    )  # fmt: skip
+    # the same market as the measuring process's, history only
+    market = market_for(days, args)
     loaded = load_history(paths, MarketDays(market, days), f"http://127.0.0.1:{args.port}")
     loaded["benchmark_runs"] = add_benchmark_runs(paths, args.runs)
     return loaded
@@ -203,10 +234,7 @@ def one_size(work: Path, days: int, args) -> dict:
     loaded = json.loads((work / f"d{days}.prepared.json").read_text())
     runs = loaded["benchmark_runs"]
     history = [END - timedelta(days=days - 1 - i) for i in range(days)]
-    market = Market(
-        args.providers, args.gpus, args.regions,
-        [*history, END + timedelta(days=1), END + timedelta(days=2)],
-    )  # fmt: skip
+    market = market_for(days, args)
     server, base_url = serve(args.port)
     memory = TreeMemory()
 
@@ -222,6 +250,16 @@ def one_size(work: Path, days: int, args) -> dict:
     # on a machine that wrote it to disk long ago: the kernel's writeback of the backfill must
     # not be timed as the refresh's (its publish step flushes a 1.5 GB copy of its own).
     os.sync()
+    from sources._internal import http as fetching
+
+    fetching.datetime = OnTheDay
+    # The floor is the median of three runs in one process, its imports done; so are the
+    # refreshes measured here (the backfill imported Dagster and dbt), but for Great Expectations,
+    # which the backfill did not use (nothing new to validate): imported here, as the floor's
+    # later runs have it. (A day's run in a fresh process pays its import, 2-4 s on this machine.)
+    from pipelines.quality import _ensure_context
+
+    _ensure_context()
     overrides = {name: [] for name in REGISTRY}
     overrides["skypilot"] = [catalog_url(base_url, p) for p in market.providers()]
 
@@ -230,6 +268,7 @@ def one_size(work: Path, days: int, args) -> dict:
         Catalogs.pages = {
             catalog_url("", p): market.catalog(p, days - 1 + offset) for p in market.providers()
         }
+        OnTheDay.begin(END + timedelta(days=offset))
         t = time.perf_counter()
         result = run_refresh(
             END + timedelta(days=offset), offline=False, paths=paths, out=log,
@@ -240,12 +279,19 @@ def one_size(work: Path, days: int, args) -> dict:
         if not result.success:
             raise SystemExit(f"daily refresh after {days} days failed:\n{log.getvalue()[-3000:]}")
         published = json.loads((paths.published_dir / "PUBLISHED.json").read_text())
+        loaded = _loaded_on(paths, END + timedelta(days=offset))
+        if loaded != len(market.providers()):
+            raise SystemExit(
+                f"the refresh of day {END + timedelta(days=offset)} loaded {loaded} of "
+                f"{len(market.providers())} providers' catalogs fetched that day"
+            )
         return seconds, _step_seconds(result.run_id), published
 
     # D+1: the first day after the backfill (which rebuilt the marts whole, so its publication
-    # copies the whole file); D+2: a day after a day, as every morning's run is.
+    # copies the whole file); D+2 and D+3: a day after a day, as every morning's run is.
     daily_s, steps, published = day_refresh(1)
     next_s, next_steps, next_published = day_refresh(2)
+    third_s, third_steps, third_published = day_refresh(3)
     server.shutdown()
 
     import duckdb
@@ -284,6 +330,10 @@ def one_size(work: Path, days: int, args) -> dict:
         "next_steps_s": next_steps,
         "next_publish_s": next_published.get("phases", {}),
         "next_publish_method": publish_method(next_published),
+        "third_refresh_s": round(third_s, 1),
+        "third_steps_s": third_steps,
+        "third_publish_s": third_published.get("phases", {}),
+        "third_publish_method": publish_method(third_published),
         "queries": query_latency(paths),
         "archive_mb": round(du(paths.archive_dir) / 1e6, 1),
         "duckdb_mb": round(paths.db_path.stat().st_size / 1e6, 1),
@@ -291,6 +341,25 @@ def one_size(work: Path, days: int, args) -> dict:
         **facts,
         "peak_mb": memory.stop(),
     }
+
+
+def _loaded_on(paths, day) -> int:
+    """How many synthetic providers' snapshots fetched on `day` are in raw and passed GX."""
+    import duckdb
+
+    con = duckdb.connect(str(paths.db_path), read_only=True)
+    try:
+        return con.execute(
+            """select count(*) from raw.page_snapshots as p
+               join raw.snapshot_validations as v
+                 on v.source = p.source and v.snapshot_url = p.url
+                and v.snapshot_fetched_at = p.fetched_at and v.success
+               where p.source = 'skypilot' and p.url like '%/perf-cloud-%'
+                 and cast(p.fetched_at as date) = ?""",
+            [day],
+        ).fetchone()[0]
+    finally:
+        con.close()
 
 
 def _step_seconds(run_id: str) -> dict[str, float]:
@@ -343,12 +412,46 @@ def performance_model_check(home: Path) -> str:
         con.close()
 
 
+def beside(size: dict, meta: dict) -> dict:
+    """The floor measured right after this size's refreshes (the run's first floor for a size
+    measured without one)."""
+    return size.get("floor_beside") or meta["floor"]
+
+
+def growth(sizes: list[dict], meta: dict) -> list[str]:
+    """From the smallest size to the largest: each refresh's growth in seconds and as multiples
+    of the floor measured beside it."""
+    if len(sizes) < 2:
+        return []
+    small, large = sizes[0], sizes[-1]
+    lines = [
+        f"Growth from {small['days']} to {large['days']} days of history (seconds; in multiples "
+        "of the floor measured beside each size):",
+        "",
+    ]
+    for key, title in [("daily_refresh_s", "D+1"), ("next_refresh_s", "D+2"),
+                       ("third_refresh_s", "D+3")]:  # fmt: skip
+        if key not in small or key not in large:
+            continue
+        a, b = small[key], large[key]
+        fa, fb = beside(small, meta)["floor_s"], beside(large, meta)["floor_s"]
+        lines.append(
+            f"- {title}: {a} -> {b} s ({(b / a - 1) * 100:+.0f} %); "
+            f"{a / fa:.2f}x -> {b / fb:.2f}x the floor ({(b / fb) / (a / fa) * 100 - 100:+.0f} %)"
+        )
+    return lines + [""]
+
+
 def render(meta: dict, sizes: list[dict]) -> str:
     floor_s = meta["floor"]["floor_s"]
-    floor_ip = meta["floor"].get("floor_in_process_s")
 
-    def in_process(seconds: float) -> str:
-        return f"; {seconds / floor_ip:.1f}x in-process" if floor_ip else ""
+    def times(s: dict, key: str) -> str:
+        if key not in s:
+            return "-"
+        here = beside(s, meta)
+        ip = here.get("floor_in_process_s")
+        in_process = f"; {s[key] / ip:.1f}x in-process" if ip else ""
+        return f"{s[key]} ({s[key] / here['floor_s']:.1f}x{in_process})"
 
     lines = [
         f"# gpuledger scale run ({meta['when']})",
@@ -356,31 +459,38 @@ def render(meta: dict, sizes: list[dict]) -> str:
         f"Machine: {meta['machine']}. {meta['providers']} providers x {meta['gpus']} GPUs x "
         f"{meta['regions']} regions x on-demand and spot (every other provider), plus the demo "
         f"archive's real sources; {meta['runs']} benchmark runs. Floor (minimal Dagster + GX + "
-        f"dbt run, median of 3, dbt a child process as dagster-dbt runs it): {floor_s} s "
-        f"(with dbt in the step's process, as gpuledger runs it: "
-        f"{meta['floor'].get('floor_in_process_s', '-')} s). Demo archive load: "
-        f"{meta['base']['demo_refresh_s']} s.",
+        f"dbt run, median of 3, dbt a child process as dagster-dbt runs it): {floor_s} s at the "
+        f"start (with dbt in the step's process, as gpuledger runs it: "
+        f"{meta['floor'].get('floor_in_process_s', '-')} s), and again right after each size's "
+        f"refreshes (the column `floor`); each refresh is set against the floor beside it. "
+        f"Demo archive load: {meta['base']['demo_refresh_s']} s.",
         "",
-        "| days | snapshots | price rows | offer-days | cost rows | backfill s | daily refresh "
-        "D+1 s (x floor) | next day D+2 s (x floor) | query p95 ms (worst) | archive MB | "
-        "DuckDB MB | peak MB |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| days | snapshots | price rows | offer-days | cost rows | backfill s | floor s | "
+        "daily refresh D+1 s (x floor) | next day D+2 s (x floor) | D+3 s (x floor) | "
+        "query p95 ms (worst) | archive MB | DuckDB MB | peak MB |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for s in sizes:
         q = s["queries"]
+        here = beside(s, meta)
         lines.append(
             f"| {s['days']} | {s['snapshots']:,} | {s['price_rows']:,} | "
-            f"{s['offer_days']:,} | "
-            f"{s['cost_rows']:,} | {s['backfill_s']} | {s['daily_refresh_s']} "
-            f"({s['daily_refresh_s'] / floor_s:.1f}x{in_process(s['daily_refresh_s'])}) | "
-            + (
-                f"{s['next_refresh_s']} ({s['next_refresh_s'] / floor_s:.1f}x"
-                f"{in_process(s['next_refresh_s'])}) | "
-                if "next_refresh_s" in s
-                else "- | "
-            )
-            + f"{q['p95_ms']} ({q['worst_query_p95_ms']}) | "
+            f"{s['offer_days']:,} | {s['cost_rows']:,} | {s['backfill_s']} | "
+            f"{here['floor_s']} ({here.get('floor_in_process_s', '-')}) | "
+            f"{times(s, 'daily_refresh_s')} | {times(s, 'next_refresh_s')} | "
+            f"{times(s, 'third_refresh_s')} | {q['p95_ms']} ({q['worst_query_p95_ms']}) | "
             f"{s['archive_mb']} | {s['duckdb_mb']} | {s['peak_mb']} |"
+        )
+    lines += ["", *growth(sizes, meta)]
+    measured = [s for s in sizes if s.get("floor_beside")]
+    if measured:
+        lines.append(
+            "Floors beside each size (runs, seconds): "
+            + "; ".join(
+                f"{s['days']} days {s['floor_beside'].get('floor_runs_s')} "
+                f"(in-process {s['floor_beside'].get('floor_in_process_runs_s')})"
+                for s in measured
+            )
         )
     if meta.get("estimates"):
         lines += ["", f"On the demo archive's real runs, {meta['estimates']} "
@@ -391,7 +501,8 @@ def render(meta: dict, sizes: list[dict]) -> str:
     lines += ["", "The backfill, seconds per step (ingest = all sources together):", ""]
     for s in sizes:
         lines.append(f"- {s['days']} days: {s.get('backfill_steps_s', '-')}")
-    for key, title in [("daily", "Daily refresh of D+1"), ("next", "The next day, D+2")]:
+    for key, title in [("daily", "Daily refresh of D+1"), ("next", "The next day, D+2"),
+                       ("third", "The day after, D+3")]:  # fmt: skip
         lines += ["", f"{title}, seconds per step (ingest = all sources together):", ""]
         for s in sizes:
             lines.append(f"- {s['days']} days: {s.get(key + '_steps_s')}")
@@ -475,11 +586,15 @@ def main() -> int:
         port = ["--port", str(_free_port())]
         _child([*me, *common, *port, "--prepare", str(days), "--base", str(base_home)])
         found = json.loads(_child([*me, *common, *port, "--one", str(days)]))
+        # the floor again, right after this size's refreshes
+        found["floor_beside"] = json.loads(_child([*me, "--floor-only", "--work", str(floor_dir)]))
         sizes.append(found)
         print(
-            f"{days} days: backfill {found['backfill_s']} s, daily refresh "
-            f"{found['daily_refresh_s']} s, query p95 {found['queries']['p95_ms']} ms, peak "
-            f"{found['peak_mb']} MB ({time.perf_counter() - t:.0f} s in all)",
+            f"{days} days: backfill {found['backfill_s']} s, daily refresh D+1/D+2/D+3 "
+            f"{found['daily_refresh_s']}/{found['next_refresh_s']}/{found['third_refresh_s']} s "
+            f"(floor beside {found['floor_beside']['floor_s']} s), query p95 "
+            f"{found['queries']['p95_ms']} ms, peak {found['peak_mb']} MB "
+            f"({time.perf_counter() - t:.0f} s in all)",
             flush=True,
         )
         if not args.keep:
