@@ -26,7 +26,7 @@ from pipelines.quality import (
     ValidationOutcome,
     validate_api_prices,
     validate_benchmarks,
-    validate_prices,
+    validate_price_snapshots,
     validate_rates,
     validate_specs,
 )
@@ -224,25 +224,45 @@ def _load_pending(
     if module.KIND == "benchmark":
         _load_benchmark_files(module, archive, con, summary, log, pending)
         return
-    for snap in pending:
-        frames, outcomes, quarantine = _parse_and_validate(module, archive, snap, log)
-        db.load_snapshot(
-            con, snap, module.PARSER_VERSION, frames, [o.as_record() for o in outcomes], quarantine
+    group: list[tuple[Snapshot, tuple]] = []
+    rows = 0
+    for i, snap in enumerate(pending):
+        parsed = _parse_frames(module, archive, snap, log)
+        group.append((snap, parsed))
+        rows += sum(len(f) for f in parsed[0].values())
+        most_snapshots, most_rows = VALIDATE_TOGETHER
+        if len(group) < most_snapshots and rows < most_rows and i + 1 < len(pending):
+            continue
+        _validate_prices_of([p for _, p in group], module.EXPECTED_ROWS)
+        for done, (frames, outcomes, quarantine, _) in group:
+            _load_one(module, con, summary, log, done, frames, outcomes, quarantine)
+        group, rows = [], 0
+
+
+# A source's pending price snapshots are validated together, up to this many snapshots or rows
+# at a time (a day brings one per provider page; a first load from the archive, thousands).
+VALIDATE_TOGETHER = (500, 200_000)
+
+
+def _load_one(module, con, summary, log, snap, frames, outcomes, quarantine) -> None:
+    """Load one parsed and validated snapshot in its own transaction and count it."""
+    db.load_snapshot(
+        con, snap, module.PARSER_VERSION, frames, [o.as_record() for o in outcomes], quarantine
+    )
+    summary.snapshots_loaded += 1
+    summary.rows_loaded += sum(len(f) for f in frames.values())
+    summary.rows_quarantined += len(quarantine)
+    failed = [f for o in outcomes for f in o.failed_expectations]
+    if failed:
+        summary.snapshots_failed.append(
+            {
+                "url": snap.url,
+                "fetched_at": snap.fetched_at,
+                "sha256": snap.sha256,
+                "failed": [f.get("expectation") for f in failed],
+            }
         )
-        summary.snapshots_loaded += 1
-        summary.rows_loaded += sum(len(f) for f in frames.values())
-        summary.rows_quarantined += len(quarantine)
-        failed = [f for o in outcomes for f in o.failed_expectations]
-        if failed:
-            summary.snapshots_failed.append(
-                {
-                    "url": snap.url,
-                    "fetched_at": snap.fetched_at,
-                    "sha256": snap.sha256,
-                    "failed": [f.get("expectation") for f in failed],
-                }
-            )
-            log.error(f"[{module.NAME}] snapshot {snap.url} @ {snap.fetched_at} failed: {failed}")
+        log.error(f"[{module.NAME}] snapshot {snap.url} @ {snap.fetched_at} failed: {failed}")
 
 
 def _parse_snapshot(module: ModuleType, archive: Archive, snap: Snapshot, log):
@@ -280,9 +300,30 @@ def _parse_snapshot(module: ModuleType, archive: Archive, snap: Snapshot, log):
 
 def _parse_and_validate(module: ModuleType, archive: Archive, snap: Snapshot, log):
     """Parse one snapshot and run its suites: (frames by raw table, outcomes, quarantine)."""
+    parsed = _parse_frames(module, archive, snap, log)
+    _validate_prices_of([parsed], module.EXPECTED_ROWS)
+    frames, outcomes, quarantine, _ = parsed
+    return frames, outcomes, quarantine
+
+
+def _validate_prices_of(parsed: list, expected_rows: tuple[int, int]) -> None:
+    """Run the price suite on the snapshots of `parsed` that wait for it (in one Great
+    Expectations run while they pass, quality.validate_price_snapshots); each verdict goes first
+    in its snapshot's outcomes, as when a snapshot was validated alone."""
+    waiting = [p for p in parsed if p[3]]
+    verdicts = validate_price_snapshots(
+        [frames["price_observations"] for frames, *_ in waiting], expected_rows
+    )
+    for (_, outcomes, _, _), verdict in zip(waiting, verdicts, strict=True):
+        outcomes.insert(0, verdict)
+
+
+def _parse_frames(module: ModuleType, archive: Archive, snap: Snapshot, log):
+    """Parse one snapshot and run its suites but the price suite: (frames by raw table,
+    outcomes, quarantine, whether its price rows wait for the price suite)."""
     result, failed = _parse_snapshot(module, archive, snap, log)
     if failed is not None:
-        return failed
+        return (*failed, False)
     whole, slices = split_gpu_slices(result.records)
     quarantine = [
         {"item_ref": e.row_ref, "field": e.field, "reason": e.reason, "raw": e.raw}
@@ -300,20 +341,21 @@ def _parse_and_validate(module: ModuleType, archive: Archive, snap: Snapshot, lo
             frames["api_prices"]["observed_at"], utc=True
         )
         outcomes.append(validate_api_prices(frames["api_prices"], module.EXPECTED_ROWS))
-        return frames, outcomes, quarantine
+        return frames, outcomes, quarantine, False
     if module.KIND == "fx":
         frames["fx_rates"] = pd.DataFrame(
             [r.as_dict() for r in result.rates], columns=["rate_date", "currency", "per_eur"]
         )
         outcomes.append(validate_rates(frames["fx_rates"], module.EXPECTED_ROWS))
-        return frames, outcomes, quarantine
-    if result.records or not result.specs:  # a page that yields nothing fails the price suite
+        return frames, outcomes, quarantine, False
+    # a page that yields nothing fails the price suite
+    prices = bool(result.records or not result.specs)
+    if prices:
         frames["price_observations"] = records_frame(whole)
-        outcomes.append(validate_prices(frames["price_observations"], module.EXPECTED_ROWS))
     if result.specs:
         frames["gpu_specs"] = _specrecords_frame(result.specs)
         outcomes.append(validate_specs(frames["gpu_specs"]))
-    return frames, outcomes, quarantine
+    return frames, outcomes, quarantine, prices
 
 
 def _load_benchmark_files(module, archive, con, summary, log, pending) -> None:

@@ -93,14 +93,25 @@ def _batch(frame: pd.DataFrame, asset_name: str):
     return asset.get_batch_definition("whole").get_batch(batch_parameters={"dataframe": frame})
 
 
-def build_suite(expected_rows: tuple[int, int]):
+# In a batch of several snapshots' rows, each row carries its snapshot's row count here.
+SNAPSHOT_ROWS = "_snapshot_rows"
+
+
+def build_suite(expected_rows: tuple[int, int], batched: bool = False):
+    """The price suite of one snapshot; `batched`: of several snapshots' rows together, each
+    snapshot's row count checked on its rows (SNAPSHOT_ROWS) instead of the table's."""
     import great_expectations as gx
     import great_expectations.expectations as gxe
 
     _ensure_context()
     suite = gx.ExpectationSuite(name=SUITE_NAME)
     lo, hi = expected_rows
-    suite.add_expectation(gxe.ExpectTableRowCountToBeBetween(min_value=lo, max_value=hi))
+    if batched:
+        suite.add_expectation(
+            gxe.ExpectColumnValuesToBeBetween(column=SNAPSHOT_ROWS, min_value=lo, max_value=hi)
+        )
+    else:
+        suite.add_expectation(gxe.ExpectTableRowCountToBeBetween(min_value=lo, max_value=hi))
     for column in REQUIRED_FIELDS:
         suite.add_expectation(gxe.ExpectColumnValuesToNotBeNull(column=column))
     suite.add_expectation(
@@ -179,14 +190,45 @@ def _run(checked: pd.DataFrame, suite, asset_name: str) -> ValidationOutcome:
     return ValidationOutcome(bool(result.success), len(checked), failed, samples, suite.name)
 
 
-def validate_prices(frame: pd.DataFrame, expected_rows: tuple[int, int]) -> ValidationOutcome:
-    """Run the price suite on one snapshot's parsed price rows."""
+def _price_rows(frame: pd.DataFrame) -> pd.DataFrame:
     checked = frame.copy()
     for column in REQUIRED_FIELDS:
         if column not in checked.columns:
             checked[column] = pd.Series([None] * len(checked), dtype="object")
     checked["price_per_gpu_hour"] = checked["price_per_hour"] / checked["gpu_count"]
-    return _run(checked, build_suite(expected_rows), "price_observations")
+    return checked
+
+
+def validate_prices(frame: pd.DataFrame, expected_rows: tuple[int, int]) -> ValidationOutcome:
+    """Run the price suite on one snapshot's parsed price rows."""
+    return _run(_price_rows(frame), build_suite(expected_rows), "price_observations")
+
+
+def validate_price_snapshots(
+    frames: list[pd.DataFrame], expected_rows: tuple[int, int]
+) -> list[ValidationOutcome]:
+    """The price suite's verdict on each of several snapshots' rows, in one Great Expectations
+    run over all of them while they pass. A day's run loads a snapshot per provider page (50 in
+    the scale run), and one validation costs the same at 50 rows as at 2,500 (0.2-0.3 s on 2
+    cores): one run per snapshot was most of a day's ingest. The suite's row-level expectations
+    hold for every snapshot exactly when they hold for all rows together, and each snapshot's row
+    count is checked on its rows. When the batch fails, every snapshot is validated on its own,
+    so each verdict, failed expectation and sample row is the snapshot's own, as before."""
+    passed: set[int] = set()
+    rows = [i for i, f in enumerate(frames) if len(f)]  # a snapshot of no rows fails on its own
+    if len(rows) > 1:
+        together = pd.concat(
+            [_price_rows(frames[i]).assign(**{SNAPSHOT_ROWS: len(frames[i])}) for i in rows],
+            ignore_index=True,
+        )
+        if _run(together, build_suite(expected_rows, batched=True), "price_observations").success:
+            passed = set(rows)
+    return [
+        ValidationOutcome(True, len(f), [], [], SUITE_NAME)
+        if i in passed
+        else validate_prices(f, expected_rows)
+        for i, f in enumerate(frames)
+    ]
 
 
 def build_rate_suite(expected_rows: tuple[int, int]):
