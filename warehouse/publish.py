@@ -328,18 +328,31 @@ def _day_tables(con, db: str) -> set[tuple[str, str]]:
     )
 
 
+# The key of a snapshot, as raw's tables name it: its rows' tables, and raw.page_snapshots.
+_SNAPSHOT_KEYS = (
+    ["source", "snapshot_url", "snapshot_fetched_at"],
+    ["source", "url", "fetched_at"],
+)
+
+
 def _group_keys(con, db: str) -> dict[tuple[str, str], list[str]]:
-    """Per table, the columns its rows are compared in groups by: its primary key without the
-    last column (a raw table's snapshot); tables not listed are compared whole."""
-    return {
-        (schema, table): list(keys[:-1])
-        for schema, table, keys in con.execute(
-            "select schema_name, table_name, constraint_column_names from duckdb_constraints() "
-            "where database_name = ? and constraint_type = 'PRIMARY KEY'",
-            [db],
-        ).fetchall()
-        if len(keys) > 1
-    }
+    """Per table, the columns its rows are compared in groups by: a snapshot's key where its
+    primary key begins with one (raw's tables), else its primary key without the last column;
+    tables not listed are compared whole. (raw.page_snapshots, one row per snapshot, was grouped
+    by page until 2026-12-03: each day replaced every snapshot of every page fetched that day in
+    the copy, 54,800 rows at three years of 50 providers, and its commit took 0.7 s.)"""
+    groups = {}
+    for schema, table, keys in con.execute(
+        "select schema_name, table_name, constraint_column_names from duckdb_constraints() "
+        "where database_name = ? and constraint_type = 'PRIMARY KEY'",
+        [db],
+    ).fetchall():
+        snapshot = next((k for k in _SNAPSHOT_KEYS if list(keys[: len(k)]) == k), None)
+        if snapshot is not None and len(keys) > 1:
+            groups[(schema, table)] = snapshot
+        elif len(keys) > 1:
+            groups[(schema, table)] = list(keys[:-1])
+    return groups
 
 
 def _built_days(con, work: str) -> tuple[str | None, str]:

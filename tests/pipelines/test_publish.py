@@ -554,3 +554,24 @@ def test_a_large_keyed_table_outside_raw_is_compared_by_its_rows(
     assert done.method == "sync"
     assert done.synced.get("intermediate.fx") == 1  # the day's group, found by its hashes
     assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
+
+
+def test_raw_tables_are_compared_by_snapshot_not_by_page(tmp_path):
+    """raw's tables are updated in the spare by snapshot: a day's new snapshot of a page is
+    written alone, not with every earlier snapshot of that page (raw.page_snapshots, one row per
+    snapshot, has the snapshot's key for its primary key)."""
+    from warehouse import db
+
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    try:
+        db.ensure_raw_schema(con)
+        keys = publish._group_keys(con, "w")
+    finally:
+        con.close()
+    snapshot = ["source", "snapshot_url", "snapshot_fetched_at"]
+    assert keys[("raw", "page_snapshots")] == ["source", "url", "fetched_at"]
+    assert keys[("raw", "price_observations")] == snapshot
+    assert keys[("raw", "benchmark_runs")] == snapshot
+    assert keys[("raw", "snapshot_validations")] == snapshot  # its key ends with the suite
+    assert keys[("raw", "quarantine")] == snapshot  # and this one's with the item
+    assert keys[("raw", "source_runs")] == ["run_id", "source"]  # not a snapshot's: one run's
