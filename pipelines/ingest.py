@@ -234,8 +234,7 @@ def _load_pending(
         if len(group) < most_snapshots and rows < most_rows and i + 1 < len(pending):
             continue
         _validate_prices_of([p for _, p in group], module.EXPECTED_ROWS)
-        for done, (frames, outcomes, quarantine, _) in group:
-            _load_one(module, con, summary, log, done, frames, outcomes, quarantine)
+        _load_group(module, con, summary, log, group)
         group, rows = [], 0
 
 
@@ -244,11 +243,31 @@ def _load_pending(
 VALIDATE_TOGETHER = (500, 200_000)
 
 
-def _load_one(module, con, summary, log, snap, frames, outcomes, quarantine) -> None:
-    """Load one parsed and validated snapshot in its own transaction and count it."""
-    db.load_snapshot(
-        con, snap, module.PARSER_VERSION, frames, [o.as_record() for o in outcomes], quarantine
-    )
+def _load_group(module, con, summary, log, group: list) -> None:
+    """Load parsed and validated snapshots in one transaction; if it fails, each in its own, as
+    before (those before a snapshot that cannot be written are kept, and its error stops the
+    source's load)."""
+    loads = [
+        (snap, frames, [o.as_record() for o in outcomes], quarantine)
+        for snap, (frames, outcomes, quarantine, _) in group
+    ]
+    try:
+        db.load_snapshots(con, module.PARSER_VERSION, loads)
+    except duckdb.Error as exc:
+        log.warning(f"[{module.NAME}] {len(loads)} snapshots not written together ({exc}); "
+                    "writing each on its own")  # fmt: skip
+        for (snap, frames, validations, quarantine), (_, (_, outcomes, _, _)) in zip(
+            loads, group, strict=True
+        ):
+            db.load_snapshot(con, snap, module.PARSER_VERSION, frames, validations, quarantine)
+            _count(module, summary, log, snap, frames, outcomes, quarantine)
+        return
+    for snap, (frames, outcomes, quarantine, _) in group:
+        _count(module, summary, log, snap, frames, outcomes, quarantine)
+
+
+def _count(module, summary, log, snap, frames, outcomes, quarantine) -> None:
+    """Count a loaded snapshot in the summary; log its failed expectations."""
     summary.snapshots_loaded += 1
     summary.rows_loaded += sum(len(f) for f in frames.values())
     summary.rows_quarantined += len(quarantine)

@@ -310,6 +310,75 @@ def load_snapshot(
         raise
 
 
+def load_snapshots(
+    con: duckdb.DuckDBPyConnection,
+    parser_version: str,
+    loads: list[tuple[Any, dict[str, pd.DataFrame], list[dict[str, Any]], list[dict[str, Any]]]],
+) -> None:
+    """Write several snapshots, each with everything derived from it (snapshot, frames,
+    validations, quarantine, as load_snapshot takes them), in one transaction: a day's 50
+    snapshots of one source took 50 commits, 1.2-1.5 s at three years of history (each insert
+    checks the primary key of 2 million price rows). The same rows as load_snapshot writes."""
+    now = _now()
+    pages, validations, quarantine = [], [], []
+    frames: dict[str, list[pd.DataFrame]] = {}
+    for snapshot, snapshot_frames, snapshot_validations, snapshot_quarantine in loads:
+        fetched_at = datetime.fromisoformat(snapshot.fetched_at)
+        key = [snapshot.source, snapshot.url, fetched_at]
+        pages.append(key + [
+            snapshot.http_status, snapshot.content_type, snapshot.size_bytes, snapshot.sha256,
+            snapshot.etag, snapshot.last_modified, snapshot.archive_path, snapshot.origin,
+            parser_version, now,
+        ])  # fmt: skip
+        for table, rows in snapshot_frames.items():
+            if table not in RAW_ROW_TABLES:
+                raise ValueError(f"not a raw row table: {table}")
+            if not len(rows):
+                continue
+            frame = rows.copy()
+            frame["source"] = snapshot.source
+            frame["snapshot_url"] = snapshot.url
+            frame["snapshot_fetched_at"] = fetched_at
+            frame["snapshot_sha256"] = snapshot.sha256
+            frame["row_index"] = range(len(frame))
+            frame["parser_version"] = parser_version
+            frames.setdefault(table, []).append(frame)
+        for validation in snapshot_validations:
+            validations.append(key + [
+                snapshot.sha256, validation["suite"], validation["success"],
+                validation["row_count"],
+                json.dumps(validation.get("failed_expectations", []), default=str),
+                json.dumps(validation.get("sample_rows", []), default=str), now,
+            ])  # fmt: skip
+        for item in snapshot_quarantine:
+            quarantine.append(key + [
+                snapshot.sha256, item["item_ref"], item["field"], item["reason"], item.get("raw"),
+                now,
+            ])  # fmt: skip
+    con.execute("begin transaction")
+    try:
+        con.executemany(
+            "insert or ignore into raw.page_snapshots values (?,?,?,?,?,?,?,?,?,?,?,?,?)", pages
+        )
+        for table, parts in frames.items():
+            con.register("_rows", pd.concat(parts, ignore_index=True))
+            con.execute(f"insert or ignore into raw.{table} by name select * from _rows")
+            con.unregister("_rows")
+        if validations:
+            con.executemany(
+                "insert or replace into raw.snapshot_validations values (?,?,?,?,?,?,?,?,?,?)",
+                validations,
+            )
+        if quarantine:
+            con.executemany(
+                "insert or ignore into raw.quarantine values (?,?,?,?,?,?,?,?,?)", quarantine
+            )
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
+
+
 def record_source_run(
     con: duckdb.DuckDBPyConnection,
     run_id: str,
