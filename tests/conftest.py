@@ -3,6 +3,7 @@ built once per session (tests take copies), and the query, CLI and dbt runners e
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import io
@@ -31,8 +32,10 @@ SKYPILOT = FIXTURES / "skypilot"
 COREWEAVE = FIXTURES / "coreweave"
 OUTPUT = Path(__file__).parent / "_output"
 
-# Nothing a test does may touch the repository's own warehouse/ folder.
+# Nothing a test does may touch the repository's own warehouse/ folder. (Removed when the
+# process ends: each pytest worker makes one.)
 os.environ["GPULEDGER_HOME"] = tempfile.mkdtemp(prefix="gpuledger-test-home-")
+atexit.register(shutil.rmtree, os.environ["GPULEDGER_HOME"], ignore_errors=True)
 
 
 @dataclass
