@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import shutil
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from pipelines import benchmarks
@@ -83,10 +84,15 @@ def _ingest_copy(args):
 
 def test_the_same_file_ingested_twice_at_once_is_archived_once(tmp_path):
     # spawn, not fork: a forked child of a test worker (threads of its own) can inherit a lock
-    # held at fork time and wait forever; this test hung once that way under xdist
+    # held at fork time and wait forever; this test hung once that way under xdist. And an
+    # executor, not multiprocessing.Pool: leaving a Pool terminates its workers, and one of them
+    # was left waiting on the pool's task queue lock, so the test waited on it for ever
+    # (2026-12-03); the executor ends its workers by telling them to stop.
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(4) as pool:
-        statuses = pool.map(_ingest_copy, [(str(tmp_path / "archive"), str(SGLANG))] * 8)
+    with ProcessPoolExecutor(4, mp_context=ctx) as pool:
+        statuses = list(
+            pool.map(_ingest_copy, [(str(tmp_path / "archive"), str(SGLANG))] * 8, timeout=300)
+        )
     flat = [s for group in statuses for s in group]
     assert flat.count("archived") == 1 and flat.count("unchanged") == 7
     assert len(list(Archive(tmp_path / "archive").snapshots())) == 1
