@@ -224,6 +224,22 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _rows_of(
+    snapshot: Any, table: str, rows: pd.DataFrame, fetched_at: datetime, parser_version: str
+) -> pd.DataFrame:
+    """A snapshot's rows for a raw row table, with the snapshot's key and their row index."""
+    if table not in RAW_ROW_TABLES:
+        raise ValueError(f"not a raw row table: {table}")
+    frame = rows.copy()
+    frame["source"] = snapshot.source
+    frame["snapshot_url"] = snapshot.url
+    frame["snapshot_fetched_at"] = fetched_at
+    frame["snapshot_sha256"] = snapshot.sha256
+    frame["row_index"] = range(len(frame))
+    frame["parser_version"] = parser_version
+    return frame
+
+
 def load_snapshot(
     con: duckdb.DuckDBPyConnection,
     snapshot: Any,
@@ -259,17 +275,9 @@ def load_snapshot(
             ],
         )
         for table, rows in frames.items():
-            if table not in RAW_ROW_TABLES:
-                raise ValueError(f"not a raw row table: {table}")
-            if not len(rows):
+            frame = _rows_of(snapshot, table, rows, fetched_at, parser_version)
+            if not len(frame):
                 continue
-            frame = rows.copy()
-            frame["source"] = snapshot.source
-            frame["snapshot_url"] = snapshot.url
-            frame["snapshot_fetched_at"] = fetched_at
-            frame["snapshot_sha256"] = snapshot.sha256
-            frame["row_index"] = range(len(frame))
-            frame["parser_version"] = parser_version
             con.register("_rows", frame)
             con.execute(f"insert or ignore into raw.{table} by name select * from _rows")
             con.unregister("_rows")
@@ -331,18 +339,9 @@ def load_snapshots(
             parser_version, now,
         ])  # fmt: skip
         for table, rows in snapshot_frames.items():
-            if table not in RAW_ROW_TABLES:
-                raise ValueError(f"not a raw row table: {table}")
-            if not len(rows):
-                continue
-            frame = rows.copy()
-            frame["source"] = snapshot.source
-            frame["snapshot_url"] = snapshot.url
-            frame["snapshot_fetched_at"] = fetched_at
-            frame["snapshot_sha256"] = snapshot.sha256
-            frame["row_index"] = range(len(frame))
-            frame["parser_version"] = parser_version
-            frames.setdefault(table, []).append(frame)
+            frame = _rows_of(snapshot, table, rows, fetched_at, parser_version)
+            if len(frame):
+                frames.setdefault(table, []).append(frame)
         for validation in snapshot_validations:
             validations.append(key + [
                 snapshot.sha256, validation["suite"], validation["success"],
