@@ -93,7 +93,7 @@ def demo(
     from warehouse.queries.workloads import leaders, render_leaders
 
     home = home or Path(tempfile.mkdtemp(prefix="gpuledger-demo-"))
-    paths = Paths(home.resolve())  # dbt, in this process, reads the path as given
+    paths = Paths(home.resolve())  # dbt reads the path as given
     log = io.StringIO()
     print(f"gpuledger demo: replaying the demo archive into {home} (no network) ...", file=out)
     result, _ = backfill(

@@ -22,14 +22,16 @@ fails if a provider's snapshot of the day is not in raw), once the backfill's wr
 (os.sync: a real day's run does not share the disk with them), and of days D+2 and D+3 after it (a
 day after a day, as every morning: D+1 follows a backfill that rebuilt the marts whole); the p95
 latency of every example query of the analysts' README on the published copy; archive and DuckDB
-sizes; peak memory (this process and any child; dbt runs inside it). The floor is a minimal Dagster
+sizes; peak memory (this process and its children, dbt's worker among them: proportional set size,
+so that pages a forked child shares with this process count once). The floor is a minimal Dagster
 job on the same machine: one asset validating one snapshot's rows with the same GX suite and one
 `dbt build` of a one-model project, run the same way (in-process), with dagster-dbt's stock dbt
-resource (dbt a child process); beside it the same job with dbt in the step's process, as gpuledger
-runs it. The floor is measured at the start and again right after each size's refreshes (its own
-process): this machine's speed changes by up to half within an hour, so each size's refreshes are
-set against the floor measured beside them (and the growth from the smallest to the largest size is
-given in seconds and as multiples of those floors). The table is printed and written to --out.
+resource (dbt a child process for each command); beside it the same job with dbt run as gpuledger
+runs it (a worker process forked at the first command and kept: pipelines/defs/dbt_worker.py). The
+floor is measured at the start and again right after each size's refreshes (its own process): this
+machine's speed changes by up to half within an hour, so each size's refreshes are set against the
+floor measured beside them (and the growth from the smallest to the largest size is given in seconds
+and as multiples of those floors). The table is printed and written to --out.
 """
 
 import argparse
@@ -114,9 +116,11 @@ class OnTheDay(datetime):
 
 
 class TreeMemory:
-    """Samples the resident memory of this process and all its descendants (dbt) every 0.1 s
-    from /proc; `peak_mb` is the largest sum seen. (ru_maxrss of the children would count the
-    parent's pages copied at fork.)"""
+    """Samples the memory of this process and all its descendants (dbt's worker) every 0.1 s
+    from /proc; `peak_mb` is the largest sum seen. Each process counts its proportional set size
+    (Pss: a page shared by n processes counts 1/n in each), as the worker is forked from this
+    process and shares its pages until either writes them: their resident sizes would count
+    those pages twice. (ru_maxrss of the children would count the parent's pages too.)"""
 
     def __init__(self):
         self.peak_kb = 0
@@ -126,7 +130,7 @@ class TreeMemory:
 
     @staticmethod
     def _tree_kb(root: int) -> int:
-        parents, rss = {}, {}
+        parents = {}
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
@@ -134,7 +138,6 @@ class TreeMemory:
                 with open(f"/proc/{entry}/status") as fh:
                     fields = dict(line.split(":", 1) for line in fh if ":" in line)
                 parents[int(entry)] = int(fields["PPid"])
-                rss[int(entry)] = int(fields.get("VmRSS", "0 kB").split()[0])
             except (OSError, KeyError, ValueError):
                 continue
         tree, grown = {root}, True
@@ -144,7 +147,7 @@ class TreeMemory:
                 if ppid in tree and pid not in tree:
                     tree.add(pid)
                     grown = True
-        return sum(rss.get(pid, 0) for pid in tree)
+        return sum(_pss_kb(pid) for pid in tree)
 
     def _run(self):
         while not self._stop.is_set():
@@ -155,6 +158,18 @@ class TreeMemory:
         self._stop.set()
         self._thread.join()
         return round(self.peak_kb / 1024)
+
+
+def _pss_kb(pid: int) -> int:
+    """A process's proportional set size in kB (0 once it has ended)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def du(path: Path) -> int:
@@ -449,9 +464,9 @@ def render(meta: dict, sizes: list[dict]) -> str:
         if key not in s:
             return "-"
         here = beside(s, meta)
-        ip = here.get("floor_in_process_s")
-        in_process = f"; {s[key] / ip:.1f}x in-process" if ip else ""
-        return f"{s[key]} ({s[key] / here['floor_s']:.1f}x{in_process})"
+        ip = here.get("floor_worker_s")
+        worker = f"; {s[key] / ip:.1f}x with the worker" if ip else ""
+        return f"{s[key]} ({s[key] / here['floor_s']:.1f}x{worker})"
 
     lines = [
         f"# gpuledger scale run ({meta['when']})",
@@ -460,8 +475,8 @@ def render(meta: dict, sizes: list[dict]) -> str:
         f"{meta['regions']} regions x on-demand and spot (every other provider), plus the demo "
         f"archive's real sources; {meta['runs']} benchmark runs. Floor (minimal Dagster + GX + "
         f"dbt run, median of 3, dbt a child process as dagster-dbt runs it): {floor_s} s at the "
-        f"start (with dbt in the step's process, as gpuledger runs it: "
-        f"{meta['floor'].get('floor_in_process_s', '-')} s), and again right after each size's "
+        f"start (with dbt in a worker process, as gpuledger runs it: "
+        f"{meta['floor'].get('floor_worker_s', '-')} s), and again right after each size's "
         f"refreshes (the column `floor`); each refresh is set against the floor beside it. "
         f"Demo archive load: {meta['base']['demo_refresh_s']} s.",
         "",
@@ -476,7 +491,7 @@ def render(meta: dict, sizes: list[dict]) -> str:
         lines.append(
             f"| {s['days']} | {s['snapshots']:,} | {s['price_rows']:,} | "
             f"{s['offer_days']:,} | {s['cost_rows']:,} | {s['backfill_s']} | "
-            f"{here['floor_s']} ({here.get('floor_in_process_s', '-')}) | "
+            f"{here['floor_s']} ({here.get('floor_worker_s', '-')}) | "
             f"{times(s, 'daily_refresh_s')} | {times(s, 'next_refresh_s')} | "
             f"{times(s, 'third_refresh_s')} | {q['p95_ms']} ({q['worst_query_p95_ms']}) | "
             f"{s['archive_mb']} | {s['duckdb_mb']} | {s['peak_mb']} |"
@@ -488,7 +503,7 @@ def render(meta: dict, sizes: list[dict]) -> str:
             "Floors beside each size (runs, seconds): "
             + "; ".join(
                 f"{s['days']} days {s['floor_beside'].get('floor_runs_s')} "
-                f"(in-process {s['floor_beside'].get('floor_in_process_runs_s')})"
+                f"(with the worker {s['floor_beside'].get('floor_worker_runs_s')})"
                 for s in measured
             )
         )
@@ -567,7 +582,7 @@ def main() -> int:
     floor_dir.mkdir(exist_ok=True)
     fl = json.loads(_child([*me, "--floor-only", "--work", str(floor_dir)]))
     print(f"floor (minimal Dagster + GX + dbt): {fl['floor_s']} s {fl['floor_runs_s']}; "
-          f"dbt in-process {fl['floor_in_process_s']} s {fl['floor_in_process_runs_s']}",
+          f"dbt worker {fl['floor_worker_s']} s {fl['floor_worker_runs_s']}",
           flush=True)  # fmt: skip
     base_home = work / "base"
     prepare_environment(Paths(base_home))

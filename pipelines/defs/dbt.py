@@ -165,8 +165,8 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
         target.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(parse_state, target / PARSE_STATE)
     try:
-        # dbt runs on a thread of this process (pipelines/defs/dbt_in_process.py) and queues its
-        # events; Dagster records them at its pace while dbt goes on
+        # dbt runs in the dbt worker process (pipelines/defs/dbt_worker.py); its events are
+        # queued here and Dagster records them at its pace while dbt goes on
         events = dbt.cli(args, context=context, target_path=target).stream()
         yield from _with_unchanged_outputs(context, events, kept)
         if (target / PARSE_STATE).exists():
