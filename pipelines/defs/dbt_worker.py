@@ -8,13 +8,13 @@ from Python) runs a command without a new interpreter; its events go to a callba
 Until 2026-12-03 gpuledger ran `dbtRunner` on a thread of the step's process. dbt's Python work
 then shared one interpreter lock with Dagster's handling of its events (for every node a
 materialization or a check result, each written to the event log): on 2 cores the unpartitioned
-build of a day at 365 days took 3.8-5.0 s of dbt's own time beside Dagster against 2.3-3.0 s
-alone, and the step 4.4-5.8 s. So a worker process runs dbt: forked from this process when its
-first dbt command starts (dbt's modules are imported already: no interpreter start, no imports)
-and kept for the next commands (dbt's caches stay warm: a command after the first takes about a
-third less). Commands, with their environment and working folder, go to it over a pipe; each dbt
-event comes back. Days of three refreshes in a row at 365 days: that step 2.9-3.8 s, the day
-8.8-10.4 s against 11.9-13.3 s on the thread.
+build of a day at 365 days took 3.8-5.0 s of dbt's own time beside Dagster against 2.3-3.0 s alone,
+and the step 4.4-5.3 s. So a worker process runs dbt: forked from this process when its first dbt
+command starts (dbt's modules are imported already: no interpreter start, no imports) and kept for
+the next commands (dbt's caches stay warm: a command after the first takes about a third less).
+Commands, with their environment and working folder, go to it over a pipe; each dbt event comes
+back. Days run in turn on a kept 365-day warehouse (not the first of a process): that step
+2.9-3.8 s, the day 8.8-10.4 s against 11.9-13.3 s on the thread.
 
 `WorkerDbtResource.cli` does what `DbtCliResource.cli` does (the same selection for the asset
 subset, the same target and log folders, the same `DbtCliInvocation`, so dagster-dbt turns dbt's
@@ -103,6 +103,10 @@ class DbtProcess:
                 f"dbt stopped: its worker process ended during the command "
                 f"(exit code {worker.exitcode()}; {type(exc).__name__})"
             )
+            self.returncode = 2
+        except Exception as exc:  # a reply that cannot be read: the worker's state is unknown
+            worker.discard()
+            self.failure = f"dbt stopped: the worker's reply could not be read: {exc!r}"
             self.returncode = 2
         finally:
             self.events.put(_END)
