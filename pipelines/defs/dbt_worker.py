@@ -78,7 +78,7 @@ class DbtProcess:
         self.events: queue.SimpleQueue = queue.SimpleQueue()
         self.failure: str | None = None
         self.drained = False
-        # forked here, on the step's thread, not on the relay's (see DbtWorker)
+        # forked here, on the step's thread, not on the relay's (see the module's text)
         self._worker = DbtWorker.get()
         self._thread = threading.Thread(target=self._relay, name="dbt", daemon=True)
         self._thread.start()
