@@ -36,6 +36,6 @@ select
 from {{ ref('fct_workload_costs_daily') }}
 where option_rank is not null
     and {{ in_window() }}
--- No sort: the rows keep fct_workload_costs_daily's order (a few consecutive days per row group),
--- so reading a few days skips the others' row groups; sorting took 3.1 s of a 365-day build
--- against 2.3 s.
+-- in day order: a full build writes each day's rows together, so that reading a few days (a later
+-- build's window, the publication's update) skips the other days' row groups
+order by day
