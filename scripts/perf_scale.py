@@ -386,8 +386,8 @@ LAYOUT_MARTS = ("fct_workload_costs_daily", "fct_gpu_rankings_daily", "fct_gpu_o
 def row_group_days(db_path: Path) -> dict[str, dict[str, int]]:
     """How many row groups a day's read of the large per-day marts scans (median and max over
     their days, from DuckDB's zone maps: a row group whose day range leaves the day out is
-    skipped), and how many they have: a whole build must write a day's rows together (the
-    backfill's marts are written unsorted, in the order of what they read)."""
+    skipped), and how many they have: a whole build must write a day's rows together (DuckDB
+    keeps no order through a join; the marts sort by day)."""
     import duckdb
 
     con = duckdb.connect(str(db_path), read_only=True)
