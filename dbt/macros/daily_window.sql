@@ -37,8 +37,8 @@
 {%- endmacro %}
 
 {#- pre_hook of every per-day mart: an incremental build first deletes its window, so a day that
-    now has no rows (every offer gone) does not keep yesterday's build of it; delete+insert on
-    `day` then writes the window's rows. Every build also logs what it writes in
+    now has no rows (every offer gone) does not keep yesterday's build of it; the build then
+    appends the window's rows (macros/incremental_window.sql). Every build also logs what it writes in
     ops.daily_mart_log (its window, or the mart's name when it is built whole), in the build's
     own transaction, so the log holds exactly the writes that were committed, whoever ran dbt:
     publishing reads it to bring its spare copy up to date (warehouse/publish.py). -#}
