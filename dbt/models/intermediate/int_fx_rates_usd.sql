@@ -1,9 +1,10 @@
 -- One rate per (day, currency) as USD per unit of the currency, from the ECB's per-euro rates:
 -- usd_per_unit = USD per EUR / currency per EUR. The newest accepted snapshot wins where several
 -- carry the same day. EUR itself is 1 per EUR; USD comes out as exactly 1.
--- A table (the folder's views are not): three models read it and its key and positive rate are
--- constraints of its contract, which DuckDB checks as it is written (instead of three data tests
--- that each computed the view again over ECB's whole history, 227 k rows).
+-- A table (the folder's views are not): three models read it, and its positive rate is a
+-- constraint of its contract, which DuckDB checks as it is written (instead of data tests that
+-- each computed the view again over ECB's whole history, 227 k rows); its key is a data test
+-- over the table (see _intermediate__models.yml).
 {{ config(materialized='table') }}
 with accepted as (
     select *
