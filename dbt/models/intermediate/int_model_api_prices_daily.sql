@@ -15,16 +15,28 @@ accepted as (
         ) = 1
 ),
 
-matched as (
+-- Each API model id (lower case) against each pattern once: a pattern that is a column is
+-- compiled anew for every row it is matched against (0.12 s over the 2,425 priced rows of the
+-- demo's catalogs, 0.045 s over their 1,646 ids), and this view is read twice a day.
+serving as (
     select
-        c.workload_class,
-        a.*
-    from accepted as a
+        k.model_key,
+        c.workload_class
+    from (select distinct lower(model_id) as model_key from accepted) as k
     inner join {{ ref('model_reference') }} as m
         on m.api_model_pattern is not null
-        and regexp_matches(lower(a.model_id), m.api_model_pattern)
+        and regexp_matches(k.model_key, m.api_model_pattern)
     inner join {{ ref('workload_classes') }} as c
         on m.model_ref = c.model_ref and c.class_kind = 'llm_serving'
+),
+
+matched as (
+    select
+        s.workload_class,
+        a.*
+    from accepted as a
+    inner join serving as s
+        on lower(a.model_id) = s.model_key
     where a.input_per_mtok is not null and a.output_per_mtok is not null
 ),
 
