@@ -39,10 +39,12 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import duckdb
+
+from warehouse.db import insert_rows
 
 DAILY_TAG = "daily"
 FULL_TEST_START = "1970-01-01"  # the data tests' window after a full rebuild: every day
@@ -337,10 +339,12 @@ def record(
     the stamp of that project (see unchanged()); its row's time is when the build `started`
     (what was loaded before then, its data tests have checked: see new_since())."""
     _ensure(con)
-    rows = [[n, node.fingerprint] for n, node in sorted(current.items())]
+    now = datetime.now(UTC)
+    rows = [[n, node.fingerprint, now] for n, node in sorted(current.items())]
     if whole is not None:
-        rows.append([PROJECT_ROW, whole.digest])
-    con.executemany("insert or replace into ops.dbt_fingerprints values (?, ?, now())", rows)
+        rows.append([PROJECT_ROW, whole.digest, now])
+    if rows:  # one statement: executemany ran one a row (~60, ~0.1 s of every dbt step)
+        insert_rows(con, "insert or replace into ops.dbt_fingerprints", rows, key=(0,))
     if built is not None:
         con.execute(
             "insert or replace into ops.dbt_fingerprints values (?, ?, coalesce(?, now()))",

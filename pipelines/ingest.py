@@ -72,35 +72,42 @@ def _fetch_into_archive(
         _take_inbox(module, settings, archive, run_id, log, con, summary)
     urls = settings.urls_for(module)
     if settings.offline:
-        for url in urls:
-            db.record_source_run(con, run_id, module.NAME, url, "skipped_offline", None, True)
+        db.record_source_runs(con, [
+            db.source_run(run_id, module.NAME, url, "skipped_offline", None, True) for url in urls
+        ])  # fmt: skip
         summary.used_archive = True
         _seed_if_empty(module, archive, log)
         return summary
     client = settings.http_client()
-    for url in urls:
-        previous = archive.latest(module.NAME, url)
-        try:
-            result = module.fetch(client, url, previous)
-        except Exception as exc:  # noqa: BLE001 - one source's failure must not stop the others
-            if not isinstance(exc, FetchError):
-                exc = FetchError(url, f"fetch crashed: {type(exc).__name__}: {exc}")
-            log.warning(f"[{module.NAME}] live fetch failed, using archived snapshots: {exc}")
-            summary.fetch_failures.append(str(exc))
-            summary.used_archive = True
-            db.record_source_run(con, run_id, module.NAME, url, "failed", str(exc), True)
-            continue
-        try:
-            status = _archive_result(module, archive, url, result, previous)
-        except OSError as exc:  # disk full, permissions: this page is lost, the archive is not
-            reason = f"{url}: fetched but could not be archived: {exc}"
-            log.error(f"[{module.NAME}] {reason}; using archived snapshots")
-            summary.fetch_failures.append(reason)
-            summary.used_archive = True
-            db.record_source_run(con, run_id, module.NAME, url, "failed", reason, True)
-            continue
-        summary.fetched += 1
-        db.record_source_run(con, run_id, module.NAME, url, status, None, False)
+    # each URL's outcome, timed as its fetch ends, written together when the source is done
+    # (or stops): a statement per URL cost ~2.6 ms of DuckDB's time each
+    runs: list[list] = []
+    try:
+        for url in urls:
+            previous = archive.latest(module.NAME, url)
+            try:
+                result = module.fetch(client, url, previous)
+            except Exception as exc:  # noqa: BLE001 - one source's failure must not stop the rest
+                if not isinstance(exc, FetchError):
+                    exc = FetchError(url, f"fetch crashed: {type(exc).__name__}: {exc}")
+                log.warning(f"[{module.NAME}] live fetch failed, using archived snapshots: {exc}")
+                summary.fetch_failures.append(str(exc))
+                summary.used_archive = True
+                runs.append(db.source_run(run_id, module.NAME, url, "failed", str(exc), True))
+                continue
+            try:
+                status = _archive_result(module, archive, url, result, previous)
+            except OSError as exc:  # disk full, permissions: this page is lost, the archive not
+                reason = f"{url}: fetched but could not be archived: {exc}"
+                log.error(f"[{module.NAME}] {reason}; using archived snapshots")
+                summary.fetch_failures.append(reason)
+                summary.used_archive = True
+                runs.append(db.source_run(run_id, module.NAME, url, "failed", reason, True))
+                continue
+            summary.fetched += 1
+            runs.append(db.source_run(run_id, module.NAME, url, status, None, False))
+    finally:
+        db.record_source_runs(con, runs)
     # Package data (no URLs of its own) and sources that could not be fetched seed from their
     # package when nothing is archived yet.
     if summary.fetch_failures or not urls:

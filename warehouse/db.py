@@ -318,6 +318,36 @@ def load_snapshot(
         raise
 
 
+# rows per statement of insert_rows (each row one placeholder group: 13 values at most here)
+ROWS_PER_STATEMENT = 500
+
+
+def insert_rows(
+    con: duckdb.DuckDBPyConnection,
+    insert: str,
+    rows: list[list[Any]],
+    key: tuple[int, ...] | None = None,
+) -> None:
+    """`insert` ("insert or ignore into raw.t" and the like) of many rows in one statement per
+    ROWS_PER_STATEMENT rows, their values bound as parameters as executemany binds them.
+
+    DuckDB's executemany runs the statement once per row: 50 snapshot rows and their 50
+    verdicts took 0.27-0.31 s, one statement 0.016-0.024 s (2026-12-03, on a copy of the
+    365-day warehouse). Within one statement a key met twice keeps its first row, as rows
+    inserted one by one do with "or ignore"; with "or replace" one by one the last row wins,
+    so `key` (the positions of the key's values) keeps each key's last row only."""
+    if key is not None:
+        last = {tuple(row[i] for i in key): row for row in rows}
+        rows = list(last.values())
+    for start in range(0, len(rows), ROWS_PER_STATEMENT):
+        part = rows[start : start + ROWS_PER_STATEMENT]
+        group = "(" + ",".join("?" * len(part[0])) + ")"
+        con.execute(
+            f"{insert} values {','.join([group] * len(part))}",
+            [value for row in part for value in row],
+        )
+
+
 def load_snapshots(
     con: duckdb.DuckDBPyConnection,
     parser_version: str,
@@ -356,26 +386,41 @@ def load_snapshots(
             ])  # fmt: skip
     con.execute("begin transaction")
     try:
-        con.executemany(
-            "insert or ignore into raw.page_snapshots values (?,?,?,?,?,?,?,?,?,?,?,?,?)", pages
-        )
+        if pages:
+            insert_rows(con, "insert or ignore into raw.page_snapshots", pages)
         for table, parts in frames.items():
             con.register("_rows", pd.concat(parts, ignore_index=True))
             con.execute(f"insert or ignore into raw.{table} by name select * from _rows")
             con.unregister("_rows")
         if validations:
-            con.executemany(
-                "insert or replace into raw.snapshot_validations values (?,?,?,?,?,?,?,?,?,?)",
-                validations,
+            # keyed by (source, snapshot_url, snapshot_fetched_at, suite)
+            insert_rows(
+                con, "insert or replace into raw.snapshot_validations", validations, (0, 1, 2, 4)
             )
         if quarantine:
-            con.executemany(
-                "insert or ignore into raw.quarantine values (?,?,?,?,?,?,?,?,?)", quarantine
-            )
+            insert_rows(con, "insert or ignore into raw.quarantine", quarantine)
         con.execute("commit")
     except BaseException:
         con.execute("rollback")
         raise
+
+
+def source_run(
+    run_id: str,
+    source: str,
+    url: str,
+    fetch_status: str,
+    fetch_error: str | None,
+    used_archive: bool,
+) -> list[Any]:
+    """A row of raw.source_runs, timed now (when the fetch of `url` ended)."""
+    return [run_id, source, url, _now(), fetch_status, fetch_error, used_archive]
+
+
+def record_source_runs(con: duckdb.DuckDBPyConnection, rows: list[list[Any]]) -> None:
+    """Rows of `source_run` in one statement (a source's 50 URLs one by one took ~0.13 s)."""
+    if rows:
+        insert_rows(con, "insert or replace into raw.source_runs", rows, (0, 1, 2))
 
 
 def record_source_run(
@@ -387,9 +432,8 @@ def record_source_run(
     fetch_error: str | None,
     used_archive: bool,
 ) -> None:
-    con.execute(
-        "insert or replace into raw.source_runs values (?,?,?,?,?,?,?)",
-        [run_id, source, url, _now(), fetch_status, fetch_error, used_archive],
+    record_source_runs(
+        con, [source_run(run_id, source, url, fetch_status, fetch_error, used_archive)]
     )
 
 
