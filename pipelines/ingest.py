@@ -157,7 +157,8 @@ def _take_inbox(module, settings, archive, run_id, log, con, summary) -> None:
         elif outcome.status == "unchanged":
             log.info(f"[{module.NAME}] inbox: {outcome.display} already archived")
     if inbox.is_dir():
-        db.record_source_run(con, run_id, module.NAME, f"inbox:{inbox}", "fetched", None, False)
+        inbox_run = db.source_run(run_id, module.NAME, f"inbox:{inbox}", "fetched", None, False)
+        db.record_source_runs(con, [inbox_run])
 
 
 def _seed_if_empty(module: ModuleType, archive: Archive, log) -> None:

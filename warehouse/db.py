@@ -423,20 +423,6 @@ def record_source_runs(con: duckdb.DuckDBPyConnection, rows: list[list[Any]]) ->
         insert_rows(con, "insert or replace into raw.source_runs", rows, (0, 1, 2))
 
 
-def record_source_run(
-    con: duckdb.DuckDBPyConnection,
-    run_id: str,
-    source: str,
-    url: str,
-    fetch_status: str,
-    fetch_error: str | None,
-    used_archive: bool,
-) -> None:
-    record_source_runs(
-        con, [source_run(run_id, source, url, fetch_status, fetch_error, used_archive)]
-    )
-
-
 def record_rejected_file(
     con: duckdb.DuckDBPyConnection, source: str, url: str, sha256: str, reason: str
 ) -> None:
