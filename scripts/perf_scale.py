@@ -28,10 +28,15 @@ job on the same machine: one asset validating one snapshot's rows with the same 
 `dbt build` of a one-model project, run the same way (in-process), with dagster-dbt's stock dbt
 resource (dbt a child process for each command); beside it the same job with dbt run as gpuledger
 runs it (a worker process forked at the first command and kept: pipelines/defs/dbt_worker.py). The
-floor is measured at the start and again right after each size's refreshes (its own process): this
-machine's speed changes by up to half within an hour, so each size's refreshes are set against the
-floor measured beside them (and the growth from the smallest to the largest size is given in seconds
-and as multiples of those floors). The table is printed and written to --out.
+floor is measured at the start and again after each round of refreshes (its own process): this
+machine's speed changes by up to half within an hour, so the sizes are measured together: every
+size is prepared and backfilled first, each in its own worker process that then waits; then every
+size's D+1 runs, one after the other, then the floor, then every size's D+2 and the floor, then D+3
+and the floor. A day's refreshes of all sizes fall within the same few minutes, each is set against
+the floor measured right after them, and the growth from the smallest size to the largest is not
+the machine's drift between sizes measured a quarter of an hour apart (until 2026-12-03 each size
+was measured alone, its floor right after it: perf/HISTORY.md). The table is printed and written
+to --out.
 """
 
 import argparse
@@ -257,126 +262,186 @@ def parse_in_place(paths) -> None:
         shutil.copyfile(Path(scratch) / PARSE_STATE, paths.home / PARSE_STATE)
 
 
-def one_size(work: Path, days: int, args) -> dict:
-    """Backfill, daily refresh, queries and sizes of a prepared warehouse, in this process."""
-    from pipelines.backfill import backfill
-    from pipelines.refresh import run_refresh
-    from sources import REGISTRY
-    from warehouse.paths import Paths
+class SizeRun:
+    """One size's backfill, daily refreshes, queries and sizes, in this process: `--one` runs
+    it as a worker that takes its steps from the driver one at a time (`serve_steps`), so that
+    the driver can run every size's day D+k within the same minutes."""
 
-    paths = Paths(work / f"d{days}")
-    loaded = json.loads((work / f"d{days}.prepared.json").read_text())
-    runs = loaded["benchmark_runs"]
-    history = [END - timedelta(days=days - 1 - i) for i in range(days)]
-    market = market_for(days, args)
-    server, base_url = serve(args.port)
-    memory = TreeMemory()
+    def __init__(self, work: Path, days: int, args):
+        from sources import REGISTRY
+        from warehouse.paths import Paths
 
-    log = io.StringIO()
-    t = time.perf_counter()
-    result, _ = backfill(history[0], END, paths=paths, out=log, deliver=False)
-    backfill_s = time.perf_counter() - t
-    if not result.success:
-        raise SystemExit(f"backfill of {days} days failed:\n{log.getvalue()[-3000:]}")
-    backfill_steps = _step_seconds(result.run_id)
-    layout = row_group_days(paths.db_path)
+        self.days = days
+        self.paths = Paths(work / f"d{days}")
+        self.loaded = json.loads((work / f"d{days}.prepared.json").read_text())
+        self.market = market_for(days, args)
+        self.server, base_url = serve(args.port)
+        self.memory = TreeMemory()
+        self.log = io.StringIO()
+        self.found: dict = {}
+        self.overrides = {name: [] for name in REGISTRY}
+        self.overrides["skypilot"] = [catalog_url(base_url, p) for p in self.market.providers()]
 
-    # The backfill has just written the warehouse (1.5 GB at three years). A day's refresh runs
-    # on a machine that wrote it to disk long ago: the kernel's writeback of the backfill must
-    # not be timed as the refresh's (its publish step flushes a 1.5 GB copy of its own).
-    os.sync()
-    from sources._internal import http as fetching
+    def backfill(self) -> dict:
+        from pipelines.backfill import backfill
 
-    fetching.datetime = OnTheDay
-    # The floor is the median of three runs in one process, its imports done; so are the
-    # refreshes measured here (the backfill imported Dagster and dbt), but for Great Expectations,
-    # which the backfill did not use (nothing new to validate): imported here, as the floor's
-    # later runs have it. (A day's run in a fresh process pays its import, 2-4 s on this machine.)
-    from pipelines.quality import _ensure_context
+        history = [END - timedelta(days=self.days - 1 - i) for i in range(self.days)]
+        t = time.perf_counter()
+        result, _ = backfill(history[0], END, paths=self.paths, out=self.log, deliver=False)
+        backfill_s = time.perf_counter() - t
+        if not result.success:
+            raise SystemExit(f"backfill of {self.days} days failed:\n{self.log.getvalue()[-3000:]}")
+        self.found.update(
+            backfill_s=round(backfill_s, 1),
+            backfill_steps_s=_step_seconds(result.run_id),
+            backfill_row_group_days=row_group_days(self.paths.db_path),
+        )
+        # The backfill has just written the warehouse (1.5 GB at three years). A day's refresh
+        # runs on a machine that wrote it to disk long ago: the kernel's writeback of the
+        # backfill must not be timed as the refresh's (its publish step flushes a copy too).
+        os.sync()
+        from sources._internal import http as fetching
 
-    _ensure_context()
-    overrides = {name: [] for name in REGISTRY}
-    overrides["skypilot"] = [catalog_url(base_url, p) for p in market.providers()]
+        fetching.datetime = OnTheDay
+        # The floor is the median of three runs in one process, its imports done; so are the
+        # refreshes measured here (the backfill imported Dagster and dbt), but for Great
+        # Expectations, which the backfill did not use (nothing new to validate): imported here,
+        # as the floor's later runs have it. (A day's run in a fresh process pays its import,
+        # 2-4 s on this machine.)
+        from pipelines.quality import _ensure_context
 
-    def day_refresh(offset: int):
-        """The refresh of day END + offset, its catalogs served: (seconds, steps, publish)."""
+        _ensure_context()
+        return {"backfill_s": self.found["backfill_s"]}
+
+    def day(self, offset: int) -> dict:
+        """The refresh of day END + offset, its catalogs served: D+1 is the first day after the
+        backfill (which rebuilt the marts whole); D+2 and D+3 a day after a day, as every
+        morning's run is."""
+        from pipelines.refresh import run_refresh
+
+        market, days = self.market, self.days
         Catalogs.pages = {
             catalog_url("", p): market.catalog(p, days - 1 + offset) for p in market.providers()
         }
         OnTheDay.begin(END + timedelta(days=offset))
         t = time.perf_counter()
         result = run_refresh(
-            END + timedelta(days=offset), offline=False, paths=paths, out=log,
-            extra_config={"url_overrides": overrides, "seed_demo_archive": False,
+            END + timedelta(days=offset), offline=False, paths=self.paths, out=self.log,
+            extra_config={"url_overrides": self.overrides, "seed_demo_archive": False,
                           "http_min_interval_s": 0.0, "deliver_alerts": False},
         )  # fmt: skip
         seconds = time.perf_counter() - t
         if not result.success:
-            raise SystemExit(f"daily refresh after {days} days failed:\n{log.getvalue()[-3000:]}")
-        published = json.loads((paths.published_dir / "PUBLISHED.json").read_text())
-        loaded = _loaded_on(paths, END + timedelta(days=offset))
+            raise SystemExit(
+                f"daily refresh after {days} days failed:\n{self.log.getvalue()[-3000:]}"
+            )
+        published = json.loads((self.paths.published_dir / "PUBLISHED.json").read_text())
+        loaded = _loaded_on(self.paths, END + timedelta(days=offset))
         if loaded != len(market.providers()):
             raise SystemExit(
                 f"the refresh of day {END + timedelta(days=offset)} loaded {loaded} of "
                 f"{len(market.providers())} providers' catalogs fetched that day"
             )
-        return seconds, _step_seconds(result.run_id), published
-
-    # D+1: the first day after the backfill (which rebuilt the marts whole, so its publication
-    # copies the whole file); D+2 and D+3: a day after a day, as every morning's run is.
-    daily_s, steps, published = day_refresh(1)
-    next_s, next_steps, next_published = day_refresh(2)
-    third_s, third_steps, third_published = day_refresh(3)
-    server.shutdown()
-
-    import duckdb
-
-    con = duckdb.connect(str(paths.published_db_path), read_only=True)
-    facts = dict(
-        zip(
-            ["offer_days", "cost_rows", "ranked_days"],
-            con.execute(
-                """select (select count(*) from marts.fct_gpu_offers_daily),
-                          (select count(*) from marts.fct_workload_costs_daily),
-                          (select count(distinct day) from marts.fct_gpu_rankings_daily)"""
-            ).fetchone(),
-            strict=True,
+        key = DAY_KEYS[offset - 1]
+        self.found.update(
+            {
+                f"{key}_refresh_s": round(seconds, 1),
+                f"{key}_steps_s": _step_seconds(result.run_id),
+                f"{key}_publish_s": published.get("phases", {}),
+                f"{key}_publish_method": publish_method(published),
+            }
         )
-    )
-    fetched = con.execute(
-        "select count(*) from raw.source_runs "
-        "where source = 'skypilot' and fetch_status = 'fetched'"
-    ).fetchone()[0]
-    con.close()
-    return {
-        "days": days,
-        "snapshots": loaded["snapshots"] + len(market.providers()),
-        "price_rows": loaded["price_rows"],
-        "benchmark_runs": runs,
-        "history_load": {k: round(v, 1) for k, v in loaded.items() if k.endswith("_s")},
-        "backfill_s": round(backfill_s, 1),
-        "backfill_steps_s": backfill_steps,
-        "backfill_row_group_days": layout,
-        "daily_refresh_s": round(daily_s, 1),
-        "daily_fetched": fetched,
-        "daily_steps_s": steps,
-        "daily_publish_s": published.get("phases", {}),
-        "daily_publish_method": publish_method(published),
-        "next_refresh_s": round(next_s, 1),
-        "next_steps_s": next_steps,
-        "next_publish_s": next_published.get("phases", {}),
-        "next_publish_method": publish_method(next_published),
-        "third_refresh_s": round(third_s, 1),
-        "third_steps_s": third_steps,
-        "third_publish_s": third_published.get("phases", {}),
-        "third_publish_method": publish_method(third_published),
-        "queries": query_latency(paths),
-        "archive_mb": round(du(paths.archive_dir) / 1e6, 1),
-        "duckdb_mb": round(paths.db_path.stat().st_size / 1e6, 1),
-        "published_mb": round(paths.published_db_path.stat().st_size / 1e6, 1),
-        **facts,
-        "peak_mb": memory.stop(),
-    }
+        return {f"{key}_refresh_s": round(seconds, 1)}
+
+    def finish(self) -> dict:
+        import duckdb
+
+        self.server.shutdown()
+        paths = self.paths
+        con = duckdb.connect(str(paths.published_db_path), read_only=True)
+        facts = dict(
+            zip(
+                ["offer_days", "cost_rows", "ranked_days"],
+                con.execute(
+                    """select (select count(*) from marts.fct_gpu_offers_daily),
+                              (select count(*) from marts.fct_workload_costs_daily),
+                              (select count(distinct day) from marts.fct_gpu_rankings_daily)"""
+                ).fetchone(),
+                strict=True,
+            )
+        )
+        fetched = con.execute(
+            "select count(*) from raw.source_runs "
+            "where source = 'skypilot' and fetch_status = 'fetched'"
+        ).fetchone()[0]
+        con.close()
+        loaded = self.loaded
+        return {
+            "days": self.days,
+            "snapshots": loaded["snapshots"] + len(self.market.providers()),
+            "price_rows": loaded["price_rows"],
+            "benchmark_runs": loaded["benchmark_runs"],
+            "history_load": {k: round(v, 1) for k, v in loaded.items() if k.endswith("_s")},
+            **self.found,
+            "daily_fetched": fetched,
+            "queries": query_latency(paths),
+            "archive_mb": round(du(paths.archive_dir) / 1e6, 1),
+            "duckdb_mb": round(paths.db_path.stat().st_size / 1e6, 1),
+            "published_mb": round(paths.published_db_path.stat().st_size / 1e6, 1),
+            **facts,
+            "peak_mb": self.memory.stop(),
+        }
+
+
+# D+1, D+2, D+3: the prefixes of their figures
+DAY_KEYS = ("daily", "next", "third")
+_ANSWER = "@@perf-step "  # the line a worker answers a step with (its logs may share stdout)
+
+
+def serve_steps(run: SizeRun) -> None:
+    """The worker's loop: a step per line of stdin (`backfill`, `day K`, `finish`), each
+    answered by one line of JSON."""
+    for line in sys.stdin:
+        step = line.split()
+        if not step:
+            continue
+        if step[0] == "backfill":
+            answer = run.backfill()
+        elif step[0] == "day":
+            answer = run.day(int(step[1]))
+        elif step[0] == "finish":
+            answer = run.finish()
+        else:
+            raise SystemExit(f"unknown step: {line.strip()}")
+        print(_ANSWER + json.dumps(answer), flush=True)
+        if step[0] == "finish":
+            return
+
+
+class Worker:
+    """The driver's handle on a size's worker process (`--one`)."""
+
+    def __init__(self, cmd: list[str], errors: Path):
+        self.errors = errors
+        self._err = errors.open("w")
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, text=True
+        )
+
+    def step(self, line: str) -> dict:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        for out in self.proc.stdout:
+            if out.startswith(_ANSWER):
+                return json.loads(out[len(_ANSWER) :])
+        self.proc.wait()
+        self._err.close()
+        raise SystemExit(f"the worker failed at `{line}`:\n{self.errors.read_text()[-4000:]}")
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
+        self._err.close()
 
 
 # The per-day marts a day's build and publication read a few days of: the largest.
@@ -481,10 +546,13 @@ def performance_model_check(home: Path) -> str:
         con.close()
 
 
-def beside(size: dict, meta: dict) -> dict:
-    """The floor measured right after this size's refreshes (the run's first floor for a size
-    measured without one)."""
-    return size.get("floor_beside") or meta["floor"]
+def beside(size: dict, meta: dict, key: str = "") -> dict:
+    """The floor measured right after the round of refreshes of `key` (a figure's name,
+    `daily_refresh_s`...; every size's refresh of that day ran in it), else right after this
+    size's refreshes (runs before 2026-12-03 17:00 UTC measured each size alone), else the run's
+    first floor."""
+    rounds = size.get("floors_beside") or {}
+    return rounds.get(key.split("_")[0]) or size.get("floor_beside") or meta["floor"]
 
 
 def growth(sizes: list[dict], meta: dict) -> list[str]:
@@ -495,7 +563,7 @@ def growth(sizes: list[dict], meta: dict) -> list[str]:
     small, large = sizes[0], sizes[-1]
     lines = [
         f"Growth from {small['days']} to {large['days']} days of history (seconds; in multiples "
-        "of the floor measured beside each size):",
+        "of the floor measured after the round of each refresh):",
         "",
     ]
     for key, title in [("daily_refresh_s", "D+1"), ("next_refresh_s", "D+2"),
@@ -503,7 +571,7 @@ def growth(sizes: list[dict], meta: dict) -> list[str]:
         if key not in small or key not in large:
             continue
         a, b = small[key], large[key]
-        fa, fb = beside(small, meta)["floor_s"], beside(large, meta)["floor_s"]
+        fa, fb = beside(small, meta, key)["floor_s"], beside(large, meta, key)["floor_s"]
         lines.append(
             f"- {title}: {a} -> {b} s ({(b / a - 1) * 100:+.0f} %); "
             f"{a / fa:.2f}x -> {b / fb:.2f}x the floor ({(b / fb) / (a / fa) * 100 - 100:+.0f} %)"
@@ -517,7 +585,7 @@ def render(meta: dict, sizes: list[dict]) -> str:
     def times(s: dict, key: str) -> str:
         if key not in s:
             return "-"
-        here = beside(s, meta)
+        here = beside(s, meta, key)
         ip = here.get("floor_worker_s")
         worker = f"; {s[key] / ip:.1f}x with the worker" if ip else ""
         return f"{s[key]} ({s[key] / here['floor_s']:.1f}x{worker})"
@@ -530,8 +598,9 @@ def render(meta: dict, sizes: list[dict]) -> str:
         f"archive's real sources; {meta['runs']} benchmark runs. Floor (minimal Dagster + GX + "
         f"dbt run, median of 3, dbt a child process as dagster-dbt runs it): {floor_s} s at the "
         f"start (with dbt in a worker process, as gpuledger runs it: "
-        f"{meta['floor'].get('floor_worker_s', '-')} s), and again right after each size's "
-        f"refreshes (the column `floor`); each refresh is set against the floor beside it. "
+        f"{meta['floor'].get('floor_worker_s', '-')} s), and again after each round of refreshes "
+        f"(every size's D+1, then D+2, then D+3; the column `floor` is the one after D+1); "
+        f"each refresh is set against the floor after its round. "
         f"Demo archive load: {meta['base']['demo_refresh_s']} s.",
         "",
         "| days | snapshots | price rows | offer-days | cost rows | backfill s | floor s | "
@@ -551,7 +620,18 @@ def render(meta: dict, sizes: list[dict]) -> str:
             f"{s['archive_mb']} | {s['duckdb_mb']} | {s['peak_mb']} |"
         )
     lines += ["", *growth(sizes, meta)]
-    measured = [s for s in sizes if s.get("floor_beside")]
+    rounds = sizes[0].get("floors_beside") if sizes else None
+    if rounds:
+        lines.append(
+            "Floors after each round of refreshes (every size's D+1, then D+2, then D+3; runs, "
+            "seconds): "
+            + "; ".join(
+                f"D+{k} {fl['floor_s']} s {fl.get('floor_runs_s')} (with the worker "
+                f"{fl.get('floor_worker_runs_s')})"
+                for k, fl in enumerate(rounds.values(), start=1)
+            )
+        )
+    measured = [s for s in sizes if s.get("floor_beside")] if not rounds else []
     if measured:
         lines.append(
             "Floors beside each size (runs, seconds): "
@@ -631,7 +711,7 @@ def main() -> int:
     if args.one:
         work = Path(args.work)
         prepare_environment(Paths(work / f"d{args.one}"))
-        print(json.dumps(one_size(work, args.one, args)))
+        serve_steps(SizeRun(work, args.one, args))
         return 0
 
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="gpuledger-perf-"))
@@ -657,25 +737,43 @@ def main() -> int:
     print(f"demo archive loaded in {base['demo_refresh_s']} s", flush=True)
     estimates = performance_model_check(base_home)
     print(estimates, flush=True)
-    sizes = []
-    for days in [int(d) for d in args.days.split(",")]:
-        t = time.perf_counter()
-        port = ["--port", str(_free_port())]
-        _child([*me, *common, *port, "--prepare", str(days), "--base", str(base_home)])
-        found = json.loads(_child([*me, *common, *port, "--one", str(days)]))
-        # the floor again, right after this size's refreshes
-        found["floor_beside"] = json.loads(_child([*me, "--floor-only", "--work", str(floor_dir)]))
-        sizes.append(found)
-        print(
-            f"{days} days: backfill {found['backfill_s']} s, daily refresh D+1/D+2/D+3 "
-            f"{found['daily_refresh_s']}/{found['next_refresh_s']}/{found['third_refresh_s']} s "
-            f"(floor beside {found['floor_beside']['floor_s']} s), query p95 "
-            f"{found['queries']['p95_ms']} ms, peak {found['peak_mb']} MB "
-            f"({time.perf_counter() - t:.0f} s in all)",
-            flush=True,
-        )
-        if not args.keep:
-            shutil.rmtree(work / f"d{days}", ignore_errors=True)
+    wanted = [int(d) for d in args.days.split(",")]
+    workers: dict[int, Worker] = {}
+    try:
+        for days in wanted:
+            t = time.perf_counter()
+            port = ["--port", str(_free_port())]
+            _child([*me, *common, *port, "--prepare", str(days), "--base", str(base_home)])
+            workers[days] = Worker(
+                [*me, *common, *port, "--one", str(days)], work / f"d{days}.worker.log"
+            )
+            done = workers[days].step("backfill")
+            print(f"{days} days: prepared, backfill {done['backfill_s']} s "
+                  f"({time.perf_counter() - t:.0f} s in all)", flush=True)  # fmt: skip
+        # Every size's D+1, then every size's D+2, then D+3, each round followed by the floor:
+        # the sizes' refreshes are run within the same minutes, so that the growth from the
+        # smallest size to the largest is not the machine's drift between them (its floor moved
+        # by 12 % between the first size and the last of a run that measured them one after the
+        # other, 2026-12-03 15:01-15:17 UTC).
+        floors = []
+        for k, key in enumerate(DAY_KEYS, start=1):
+            for days in wanted:
+                done = workers[days].step(f"day {k}")
+                print(f"{days} days: D+{k} {done[f'{key}_refresh_s']} s", flush=True)
+            floors.append(json.loads(_child([*me, "--floor-only", "--work", str(floor_dir)])))
+            print(f"floor after D+{k}: {floors[-1]['floor_s']} s", flush=True)
+        sizes = []
+        for days in wanted:
+            found = workers.pop(days).step("finish")
+            found["floors_beside"] = {key: fl_k for key, fl_k in zip(DAY_KEYS, floors, strict=True)}
+            # the floor of the round of D+1 (the table's column), as for a size measured alone
+            found["floor_beside"] = floors[0]
+            sizes.append(found)
+            if not args.keep:
+                shutil.rmtree(work / f"d{days}", ignore_errors=True)
+    finally:
+        for worker in workers.values():
+            worker.close()
     meta = {
         "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
