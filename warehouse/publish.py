@@ -465,20 +465,11 @@ def _sync(con: duckdb.DuckDBPyConnection, spare: Path, synced: dict[str, int]) -
         # The same rows on both sides: every table's count, and the hashes of the rows written
         # (of the whole table where it is small).
         try:
-            for name, where in checks:
-                sides = [
-                    con.execute(f"select count(*) from {db}.{name}").fetchone()
-                    + (
-                        con.execute(
-                            f"select count(*), sum(hash(x)) from {db}.{name} as x where {where}"
-                        ).fetchone()
-                        if where
-                        else ()
-                    )
-                    for db in (f'"{work}"', _SPARE_ALIAS)
-                ]
-                if sides[0] != sides[1]:
-                    return f"{name} differs after the update ({sides[1]} vs {sides[0]})"
+            if checks:
+                sides = [con.execute(_checks_sql(db, checks)).fetchone() for db in (work, None)]
+                for (name, _), ours, theirs in zip(checks, *sides, strict=True):
+                    if ours != theirs:
+                        return f"{name} differs after the update ({theirs} vs {ours})"
         finally:
             for i in range(len(tables)):
                 con.execute(f"drop table if exists temp._gpuledger_sync_{i}")
@@ -538,6 +529,25 @@ def _same_count_outside(con, work: str, spare: str, days: str) -> bool:
     )
     outside = con.execute(f"select {sides}").fetchone()
     return outside[0] == outside[1]
+
+
+def _checks_sql(work: str | None, checks: list[tuple[str, str | None]]) -> str:
+    """One query for the checks of every table written, on the working file (`work`, its
+    name) or the spare (None): per table a row count, and the count and sum of the row hashes
+    of the rows `where` selects (when given). (A query per table and side, with the counts on
+    their own, was 127 statements and ~0.1 s of a day's update at three years of history.)"""
+    db = f'"{work}"' if work is not None else _SPARE_ALIAS
+    parts = []
+    for name, where in checks:
+        table = f"{db}.{name}"
+        part = f"(select count(*) from {table})"
+        if where:
+            part = (
+                f"{{'rows': {part}, 'checked': (select {{'rows': count(*), 'hash': sum(hash(x))}} "
+                f"from {table} as x where {where})}}"
+            )
+        parts.append(part)
+    return "select " + ", ".join(parts)
 
 
 def _group_diff(

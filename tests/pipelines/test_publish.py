@@ -338,6 +338,44 @@ def test_a_day_s_publication_updates_the_spare_copy_instead_of_copying_the_file(
     assert list(paths.published_dir.glob(".*.tmp")) == []
 
 
+@pytest.mark.parametrize(
+    ("stray", "table"),
+    [
+        # a row too many in a day the update does not write: the table's rows count differently
+        ("insert into gpuledger_spare.marts.daily values ('2026-08-20', 'l4', 0.5)", "marts.daily"),
+        # a value changed in a snapshot the update does not write: the rows count the same, the
+        # sum of their hashes (a table this small is checked whole) does not
+        ("update gpuledger_spare.raw.rows set price = 7 where snapshot = 's1'", "raw.rows"),
+    ],
+)
+def test_a_spare_left_different_by_its_update_is_not_published(
+    tmp_path, update_small_files, monkeypatch, stray, table
+):
+    """After the update, every table written is checked on both sides (row count, and the count
+    and hash of the rows written): a spare that differs is not published, the whole file is."""
+    paths = Paths(tmp_path)
+    days = {"2026-08-20": 2.0, "2026-08-21": 2.1}
+    daily_db(paths, days, [("s1", 3)], built=("2026-08-20", "2026-08-21"))
+    publish.publish(paths, DAY, "run-1")
+    days["2026-08-22"] = 2.2
+    daily_db(paths, days, [("s1", 3), ("s2", 4)], built=("2026-08-22", "2026-08-22"))
+    publish.publish(paths, DAY, "run-2")
+    days["2026-08-23"] = 2.3
+    daily_db(paths, days, [("s1", 3), ("s2", 4), ("s3", 2)], built=("2026-08-23", "2026-08-23"))
+    sync_views = publish._sync_views
+
+    def spoiled(con, *args):  # in the update's transaction, before it writes the tables
+        sync_views(con, *args)
+        con.execute(stray)
+
+    monkeypatch.setattr(publish, "_sync_views", spoiled)
+    done = publish.publish(paths, DAY, "run-3")
+    assert done.method == "copy" and done.synced == {}
+    schema, name = table.split(".")
+    assert done.why.startswith(f'"{schema}"."{name}" differs after the update')
+    assert tables_of(paths.published_db_path) == tables_of(paths.db_path)
+
+
 def test_a_spare_a_reader_may_hold_or_defined_differently_is_not_updated(
     tmp_path, update_small_files
 ):
