@@ -30,13 +30,13 @@ resource (dbt a child process for each command); beside it the same job with dbt
 runs it (a worker process forked at the first command and kept: pipelines/defs/dbt_worker.py). The
 floor is measured at the start and again after each round of refreshes (its own process): this
 machine's speed changes by up to half within an hour, so the sizes are measured together: every
-size is prepared and backfilled first, each in its own worker process that then waits; then every
-size's D+1 runs, one after the other, then the floor, then every size's D+2 and the floor, then D+3
-and the floor. A day's refreshes of all sizes fall within the same few minutes, each is set against
-the floor measured right after them, and the growth from the smallest size to the largest is not
-the machine's drift between sizes measured a quarter of an hour apart (until 2026-12-03 each size
-was measured alone, its floor right after it: perf/HISTORY.md). The table is printed and written
-to --out.
+size is prepared and backfilled first, each in its own worker process that then waits (its memory
+sampling paused); then every size's D+1 runs, one after the other, then the floor, then every
+size's D+2 (the largest first) and the floor, then D+3 and the floor. A day's refreshes of all
+sizes fall within the same few minutes, each is set against the floor measured right after them,
+and the growth from the smallest size to the largest is not the machine's drift between sizes
+measured a quarter of an hour apart (until 2026-12-03 each size was measured alone, its floor
+right after it: perf/HISTORY.md). The table is printed and written to --out.
 """
 
 import argparse
@@ -130,6 +130,10 @@ class TreeMemory:
     def __init__(self):
         self.peak_kb = 0
         self._stop = threading.Event()
+        # sampling only while the process works: reading /proc ten times a second costs CPU,
+        # and a worker waiting for its next step must not take it from the one being timed
+        self.active = threading.Event()
+        self.active.set()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
@@ -156,11 +160,13 @@ class TreeMemory:
 
     def _run(self):
         while not self._stop.is_set():
+            self.active.wait()
             self.peak_kb = max(self.peak_kb, self._tree_kb(os.getpid()))
             self._stop.wait(0.1)
 
     def stop(self) -> int:
         self._stop.set()
+        self.active.set()
         self._thread.join()
         return round(self.peak_kb / 1024)
 
@@ -401,10 +407,12 @@ _ANSWER = "@@perf-step "  # the line a worker answers a step with (its logs may 
 def serve_steps(run: SizeRun) -> None:
     """The worker's loop: a step per line of stdin (`backfill`, `day K`, `finish`), each
     answered by one line of JSON."""
+    run.memory.active.clear()  # waiting for the first step
     for line in sys.stdin:
         step = line.split()
         if not step:
             continue
+        run.memory.active.set()
         if step[0] == "backfill":
             answer = run.backfill()
         elif step[0] == "day":
@@ -413,9 +421,11 @@ def serve_steps(run: SizeRun) -> None:
             answer = run.finish()
         else:
             raise SystemExit(f"unknown step: {line.strip()}")
-        print(_ANSWER + json.dumps(answer), flush=True)
         if step[0] == "finish":
+            print(_ANSWER + json.dumps(answer), flush=True)
             return
+        run.memory.active.clear()
+        print(_ANSWER + json.dumps(answer), flush=True)
 
 
 class Worker:
@@ -757,7 +767,9 @@ def main() -> int:
         # other, 2026-12-03 15:01-15:17 UTC).
         floors = []
         for k, key in enumerate(DAY_KEYS, start=1):
-            for days in wanted:
+            # the smallest size first in the rounds of D+1 and D+3, the largest first in D+2:
+            # each size runs early and late in a round
+            for days in wanted if k % 2 else wanted[::-1]:
                 done = workers[days].step(f"day {k}")
                 print(f"{days} days: D+{k} {done[f'{key}_refresh_s']} s", flush=True)
             floors.append(json.loads(_child([*me, "--floor-only", "--work", str(floor_dir)])))
