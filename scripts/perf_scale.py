@@ -576,7 +576,7 @@ def performance_model_check(home: Path) -> str:
 def beside(size: dict, meta: dict, key: str = "") -> dict:
     """The floor measured right after the round of refreshes of `key` (a figure's name,
     `daily_refresh_s`...; every size's refresh of that day ran in it), else right after this
-    size's refreshes (runs before 2026-12-03 17:00 UTC measured each size alone), else the run's
+    size's refreshes (runs before 2026-12-03 16:36 UTC measured each size alone), else the run's
     first floor."""
     rounds = size.get("floors_beside") or {}
     return rounds.get(key.split("_")[0]) or size.get("floor_beside") or meta["floor"]
