@@ -534,8 +534,9 @@ def _same_count_outside(con, work: str, spare: str, days: str) -> bool:
 def _checks_sql(work: str | None, checks: list[tuple[str, str | None]]) -> str:
     """One query for the checks of every table written, on the working file (`work`, its
     name) or the spare (None): per table a row count, and the count and sum of the row hashes
-    of the rows `where` selects (when given). (A query per table and side, with the counts on
-    their own, was 127 statements and ~0.1 s of a day's update at three years of history.)"""
+    of the rows `where` selects (when given). (A query per table and side, the counts on their
+    own, was 86 statements and 0.09-0.10 s of a day's update at three years of history; the two
+    queries take 0.06 s.)"""
     db = f'"{work}"' if work is not None else _SPARE_ALIAS
     parts = []
     for name, where in checks:
