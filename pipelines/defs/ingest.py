@@ -16,7 +16,7 @@ import duckdb
 from dagster_duckdb import DuckDBResource
 
 import sources
-from pipelines.defs.resources import GpuledgerResource, warehouse_connection
+from pipelines.defs.resources import GpuledgerResource, long_lived, warehouse_connection
 from pipelines.ingest import ingest_source, raw_connection
 from warehouse import db
 
@@ -120,6 +120,8 @@ def ingest(context: dg.AssetExecutionContext, gpuledger: GpuledgerResource):
                     _freshness_result(module, gpuledger),
                 ],
             )
+    # the archive's index, parsed by this step, is kept for the rest of the run
+    long_lived()
     if failed:
         raise dg.Failure(
             description=f"{len(failed)} source(s) failed: " + "; ".join(failed),

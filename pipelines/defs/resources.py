@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import sys
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
@@ -34,6 +35,15 @@ class GpuledgerResource(dg.ConfigurableResource):
     http_retries: int = 3
     http_min_interval_s: float = 1.0
 
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        # Called once at the start of a run (the in-process executor): see long_lived().
+        long_lived()
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        # The run's end: what was left out goes back to the collector, so nothing that dies
+        # later in this process (a test session, a day-by-day backfill) is kept for good.
+        gc.unfreeze()
+
     @property
     def paths(self) -> wpaths.Paths:
         return wpaths.Paths(Path(self.home).resolve()) if self.home else wpaths.current()
@@ -61,6 +71,20 @@ class GpuledgerResource(dg.ConfigurableResource):
         if module.NAME in self.url_overrides:
             return tuple(self.url_overrides[module.NAME])
         return tuple(module.urls(self.as_of_date()))
+
+
+def long_lived() -> None:
+    """Leave every object alive now out of Python's full garbage collections until the run ends.
+
+    A full collection walks every object the process holds: Dagster's and dbt's modules, the
+    definitions, the archive's parsed index (about 600,000 objects in a day's run at three years
+    of history), 0.3-0.4 s each time, and a day's run made one or none, whichever way its
+    allocations fell (days in turn on kept 30-day and three-year warehouses: 0-1 a day, 0.29-0.42
+    s each). Objects alive at the start of the run, and the index once the ingest has parsed it,
+    live as long as the run: left out (`gc.freeze`, Python's own means), a day's full
+    collections took 0.01 s in all (two a day, three-year warehouse). Reference cycles made during the run are still collected;
+    `GpuledgerResource.teardown_after_execution` hands the rest back (`gc.unfreeze`)."""
+    gc.freeze()
 
 
 @contextlib.contextmanager
