@@ -82,8 +82,9 @@ def long_lived() -> None:
     allocations fell (days in turn on kept 30-day and three-year warehouses: 0-1 a day, 0.29-0.42
     s each). Objects alive at the start of the run, and the index once the ingest has parsed it,
     live as long as the run: left out (`gc.freeze`, Python's own means), a day's full
-    collections took 0.01 s in all (two a day, three-year warehouse). Reference cycles made during the run are still collected;
-    `GpuledgerResource.teardown_after_execution` hands the rest back (`gc.unfreeze`)."""
+    collections took 0.01 s in all (two a day, three-year warehouse). Reference cycles made
+    during the run are still collected; `GpuledgerResource.teardown_after_execution` hands the
+    rest back (`gc.unfreeze`)."""
     gc.freeze()
 
 

@@ -56,7 +56,8 @@ def test_a_failed_run_hands_back_what_it_left_out(tmp_path):
         raise RuntimeError("the step fails")
 
     result = dg.materialize(
-        [fails], resources={"gpuledger": GpuledgerResource(home=str(tmp_path))},
+        [fails],
+        resources={"gpuledger": GpuledgerResource(home=str(tmp_path))},
         raise_on_error=False,
     )
     assert not result.success
