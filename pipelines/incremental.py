@@ -26,7 +26,9 @@ Some data tests cannot fail while the SQL is the one they last passed with: a st
 a raw table's key or NOT NULL column through unchanged, and DuckDB enforces the key and the NOT
 NULL on every load; an analysts' view is a projection of a mart whose own test, run in the same
 build, checks the same columns; dim_gpu is the gpu_catalog seed's rows, whose own tests check
-them. Such a test names what implies it (`meta: implied_by`, see Implied) and is left out of a
+them; a view whose SQL ends in QUALIFY row_number() over (partition by the columns) = 1 keeps
+one row per those columns whatever its input. Such a test names what implies it (`meta:
+implied_by`, see Implied) and is left out of a
 step's build while the project is the one of the step's last successful whole build, nothing of
 the build changed, and everything it names holds now (the raw constraint is in the warehouse,
 the named test runs in this build or is a seed's). Any change to the project runs it again,
@@ -127,7 +129,9 @@ class Implied:
     - `raw.<table> not null (<column>, ...)`: each of these raw columns is NOT NULL;
     - `marts.<table> primary key (...)` / `marts.<table> not null (...)`: the same of a mart
       whose contract has DuckDB enforce them (dbt constraints) on every write;
-    - `test <name>`: another data test of the project, which checks the same thing upstream.
+    - `test <name>`: another data test of the project, which checks the same thing upstream;
+    - `qualify (<column>, ...)`: the test's model keeps one row per these columns by its own SQL
+      (read when the project is read, see _qualify_problem); nothing to check in a warehouse.
 
     `models`: the models the test reads (the step that builds them runs it). `tests`: each named
     test's models. `problem`: why the claims cannot be used (then the test always runs)."""
@@ -153,6 +157,64 @@ class Project:
 
 _CONSTRAINT_CLAIM = re.compile(r"(raw|marts)\.(\w+) (primary key|not null) \((\w+(?:, *\w+)*)\)")
 _TEST_CLAIM = re.compile(r"test (\w+)")
+_QUALIFY_CLAIM = re.compile(r"qualify \((\w+(?:, *\w+)*)\)")
+_JINJA_EXPRESSION = re.compile(r"\{\{.*?\}\}", re.DOTALL)
+
+
+def _qualify_problem(sql: str, columns: tuple[str, ...]) -> str:
+    """Why `sql` (a model's code) may give two rows with the same `columns` ("" if it cannot):
+    it must be one SELECT (no UNION and the like at its top) whose QUALIFY is row_number() over
+    (partition by exactly these columns) = 1, and whose select list shows those columns as they
+    are (`*` without EXCLUDE, REPLACE or RENAME, or the bare column; no other expression named
+    like one of them). Read with DuckDB's own parser; a `{{ ... }}` of dbt's becomes a name."""
+    if "{%" in sql:
+        return "its model's SQL has Jinja blocks: not read"
+    text = _JINJA_EXPRESSION.sub("__dbt__", sql)
+    try:
+        parsed = json.loads(
+            duckdb.connect().execute("select json_serialize_sql(?)", [text]).fetchone()[0]
+        )
+    except duckdb.Error as exc:
+        return f"its model's SQL cannot be read: {exc}"
+    if parsed.get("error") or len(parsed.get("statements", [])) != 1:
+        return f"its model's SQL cannot be read: {parsed.get('error_message', 'not one statement')}"
+    node = parsed["statements"][0]["node"]
+    if node.get("type") != "SELECT_NODE":
+        return "its model's SQL is not one SELECT at its top"
+    qualify = node.get("qualify") or {}
+    sides = [qualify.get("left") or {}, qualify.get("right") or {}]
+    window = next((x for x in sides if x.get("type") == "WINDOW_ROW_NUMBER"), None)
+    one = next((x for x in sides if x.get("class") == "CONSTANT"), None)
+    if (
+        qualify.get("type") != "COMPARE_EQUAL"
+        or window is None
+        or one is None
+        or (one.get("value") or one.get("literal") or {}).get("text") != "1"
+        or window.get("filter_expr") is not None
+    ):
+        return "its model's SQL does not end in QUALIFY row_number() over (...) = 1"
+    partitions = window.get("partitions") or []
+    names = [p.get("column_names", [""])[-1] for p in partitions if p.get("class") == "COLUMN_REF"]
+    if len(names) != len(partitions) or sorted(names) != sorted(columns):
+        return f"its QUALIFY partitions by ({', '.join(names)}), not ({', '.join(columns)})"
+    shown: set[str] = set()
+    for item in node.get("select_list", []):
+        alias = item.get("alias") or ""
+        if item.get("class") == "STAR" and not item.get("expr"):
+            if item.get("exclude_list") or item.get("replace_list") or item.get("rename_list"):
+                return "its select list's * excludes, replaces or renames columns"
+            if item.get("qualified_exclude_list"):
+                return "its select list's * excludes columns"
+            shown.update(columns)
+        elif item.get("class") == "COLUMN_REF" and item["column_names"][-1] in columns:
+            if alias and alias != item["column_names"][-1]:
+                return f"its select list names column {item['column_names'][-1]} {alias}"
+            shown.add(item["column_names"][-1])
+        elif alias in columns:
+            return f"its select list computes a column named {alias}"
+    if missing := sorted(set(columns) - shown):
+        return f"its select list does not show {', '.join(missing)}"
+    return ""
 
 
 def _implied(manifest: dict) -> tuple[Implied, ...]:
@@ -170,7 +232,7 @@ def _implied(manifest: dict) -> tuple[Implied, ...]:
         claims = (node.get("config", {}).get("meta") or {}).get("implied_by")
         if claims is None:
             continue
-        raw, marts, named, problems = [], [], [], []
+        raw, marts, named, problems, own = [], [], [], [], []
         if node.get("config", {}).get("severity", "error").lower() != "error":
             problems.append("its severity is not error (a warning would go unseen)")
         for claim in claims if isinstance(claims, list) else [claims]:
@@ -183,9 +245,20 @@ def _implied(manifest: dict) -> tuple[Implied, ...]:
                 if (other.get("config", {}).get("meta") or {}).get("implied_by") is not None:
                     problems.append(f"{text!r} is itself left out by what implies it")
                 named.append((m.group(1), models_of(other)))
+            elif m := _QUALIFY_CLAIM.fullmatch(text):
+                columns = tuple(c.strip() for c in m.group(1).split(","))
+                parents = [
+                    nodes[p] for p in node.get("depends_on", {}).get("nodes", []) if p in nodes
+                ]
+                if len(parents) != 1 or parents[0].get("resource_type") != "model":
+                    problems.append(f"{text!r}: the test reads not one model")
+                elif why := _qualify_problem(parents[0].get("raw_code") or "", columns):
+                    problems.append(f"{text!r}: {why}")
+                else:
+                    own.append(columns)
             else:
                 problems.append(f"{text!r} is neither a constraint nor a test of the project")
-        if not raw and not marts and not named and not problems:
+        if not raw and not marts and not named and not own and not problems:
             problems.append("implied_by names nothing")
         found.append(
             Implied(

@@ -126,9 +126,9 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource, duckdb: D
         )
     if implied:
         context.log.info(
-            f"{len(implied)} data tests left out, implied by raw's keys and NOT NULL columns or "
-            "by data tests of this build or of the seeds (the project is as at this step's last "
-            "successful whole build): " + ", ".join(implied)
+            f"{len(implied)} data tests left out, implied by raw's keys and NOT NULL columns, "
+            "by data tests of this build or of the seeds, or by a view's own QUALIFY (the project "
+            "is as at this step's last successful whole build): " + ", ".join(implied)
         )
     for test, why in sorted(implied_runs.items()):
         context.log.warning(f"data test {test} runs although it names what implies it: {why}")

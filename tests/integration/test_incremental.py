@@ -122,15 +122,16 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     test = "accepted_values_stg_price_observations_pricing_model"
     assert re.search(rf"PASS {test}\w* \.* \[", lines)
     # but not those that what they name implies (raw's keys and NOT NULL columns, a mart's or a
-    # seed's own test; pipelines/incremental.py implied_tests()): 20 of this step and 6 of the
-    # per-day marts' step, by name in the log
+    # seed's own test, a view's own QUALIFY; pipelines/incremental.py implied_tests()): 21 of
+    # this step and 6 of the per-day marts' step, by name in the log
     implied = "unique_columns_stg_page_snapshots_source__url__fetched_at"
     assert implied not in lines
+    assert "unique_columns_int_price_snapshots_daily_day__source__provider" not in lines
     assert re.search(r"view model intermediate\.int_price_snapshots_daily \.* \[\S*OK\S* in", lines)
     run_log = max((demo_copy.home / "logs").glob("run-*.log")).read_text()
     assert "22 data tests of the seeds left out" in run_log
     said = dict(re.findall(r"- (gpuledger_\w+) - (\d+) data tests left out, implied by", run_log))
-    assert said == {"gpuledger_dbt_models": "20", "gpuledger_daily_marts": "6"}
+    assert said == {"gpuledger_dbt_models": "21", "gpuledger_daily_marts": "6"}
     assert "runs although it names what implies it" not in run_log
     left = re.search(r"(\d+) views and seeds left as they are \(.*?\): (.*)", run_log)
     assert left and {"stg_page_snapshots", "workload_classes"} <= set(left[2].split(", "))
@@ -145,17 +146,27 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     # (said by the step that runs them, not by the per-day marts' step)
     assert run_log.count("data tests over every price observation check the snapshots") == 1
     assert "loaded_at >= timestamptz" in compiled_test(built, "accepted_values_stg_price_obse")
-    # the as-of view's uniqueness test checks the day the marts read now (a past day's rows were
-    # checked when its marts were built)
-    snapshots_test = "unique_columns_int_price_snapshots_daily"
-    window = rf"day between date '{NEXT}'\s+and date '{NEXT}'"
-    assert re.search(window, compiled_test(built, snapshots_test))
     incremental = snapshot(demo_copy, tmp_path / "incremental")
     # the same day again: nothing changes, no alert is recorded twice; the published copy is
     # now the previous one brought up to date, and equal to the copy of the whole file
     refresh(demo_copy, NEXT)
     assert publish.publication(demo_copy)["method"] == "sync"
     assert differences(incremental, snapshot(demo_copy, tmp_path / "rerun")) == {}
+    # once more without the record of the step's last whole build, so that the implied tests
+    # run (nothing else of the project changed): the as-of view's uniqueness test, left out
+    # above (its own QUALIFY implies it), checks the day the marts read now (a past day's rows
+    # were checked when its marts were built); nothing changes either
+    con = duckdb.connect(str(demo_copy.db_path))
+    con.execute(
+        "delete from ops.dbt_fingerprints where model = '(project built by gpuledger_dbt_models)'"
+    )
+    con.close()
+    refresh(demo_copy, NEXT)
+    snapshots_test = "unique_columns_int_price_snapshots_daily"
+    window = rf"day between date '{NEXT}'\s+and date '{NEXT}'"
+    tested = sorted((demo_copy.home / "dbt_runs").iterdir())[-2]
+    assert re.search(window, compiled_test(tested, snapshots_test))
+    assert differences(incremental, snapshot(demo_copy, tmp_path / "rerun2")) == {}
     # both dbt commands of the rerun took up the warehouse's parse state (dbt would otherwise
     # parse the whole project anew: the state `make manifest` wrote has another profile)
     assert (demo_copy.home / "partial_parse.msgpack").exists()

@@ -294,18 +294,22 @@ IMPLIED_BY_RAW = {
 
 
 def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist():
-    """26 data tests name what implies them: the 15 of the staging views over raw's keys and
+    """27 data tests name what implies them: the 15 of the staging views over raw's keys and
     NOT NULL columns, the 8 uniqueness tests of analysts' views over a mart's own test or the
-    primary key of its contract, and the 3 of dim_gpu (the gpu_catalog seed's rows) over the
-    seed's. Every claim is read (no problem), every raw claim holds on a warehouse made by
-    warehouse/db.py, and every test named checks the same columns upstream, in the same step or
-    among the seeds' tests."""
+    primary key of its contract, the 3 of dim_gpu (the gpu_catalog seed's rows) over the
+    seed's, and int_price_snapshots_daily's uniqueness over the view's own QUALIFY. Every claim
+    is read (no problem), every raw claim holds on a warehouse made by warehouse/db.py, and every
+    test named checks the same columns upstream, in the same step or among the seeds' tests."""
     from warehouse.db import ensure_raw_schema
 
     whole = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
     implied = {item.test: item for item in whole.implied}
-    assert len(implied) == 26
+    assert len(implied) == 27
     assert [t for t, item in implied.items() if item.problem] == []
+    # the one implied by its model's own SQL names nothing else
+    daily = implied["unique_columns_int_price_snapshots_daily_day__source__provider"]
+    assert daily.models == {"int_price_snapshots_daily"}
+    assert (daily.raw, daily.marts, daily.tests) == ((), (), ())
     assert sum(1 for item in implied.values() if item.raw) == 15
     for test, claim in IMPLIED_BY_RAW.items():
         assert implied[test].raw == (claim,) and implied[test].tests == ()
@@ -347,7 +351,8 @@ def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist()
     models_left, runs = incremental.implied_tests(con, set(current) - daily, day, whole, "models")
     marts_left, marts_runs = incremental.implied_tests(con, daily, day, whole, "marts")
     assert runs == {} and marts_runs == {}
-    assert len(models_left) == 20 and len(marts_left) == 6
+    assert len(models_left) == 21 and len(marts_left) == 6
+    assert "unique_columns_int_price_snapshots_daily_day__source__provider" in models_left
     # dim_gpu's tests are left out with the seeds' only while a build vouched for the seeds
     assert "unique_dim_gpu_gpu_id" in models_left
     con.execute("delete from ops.dbt_fingerprints where model = '(project)'")
@@ -493,3 +498,79 @@ def test_an_implied_test_whose_claims_cannot_be_read_always_runs():
     }
     assert runs["t_mart"] == "marts.b has no primary key (x, y)"  # no such table here
     assert runs["t_warn"] == found["t_warn"].problem
+
+
+def test_a_qualify_claim_holds_only_for_one_row_per_those_columns_by_the_model_s_sql():
+    """`qualify (columns)`: the model's SQL is one SELECT ending in QUALIFY row_number() over
+    (partition by exactly those columns) = 1 that shows them as they are. The real view holds
+    it for its three columns and not for two of them; each way of breaking it is read with its
+    problem, and such a test runs."""
+    manifest = json.loads(DBT_PROJECT.manifest_path.read_text(encoding="utf-8"))
+    view = next(n for n in manifest["nodes"].values() if n["name"] == "int_price_snapshots_daily")[
+        "raw_code"
+    ]
+    problem = incremental._qualify_problem
+    assert problem(view, ("day", "source", "provider")) == ""
+    assert problem(view, ("source", "provider", "day")) == ""  # the order is not the claim
+    assert problem(view, ("day", "source")) == (
+        "its QUALIFY partitions by (day, source, provider), not (day, source)"
+    )
+    ok = "select * from {{ ref('a') }} qualify row_number() over (partition by d, s order by x) = 1"
+    assert problem(ok, ("d", "s")) == ""
+    assert problem(ok.replace("= 1", "<= 2"), ("d", "s")) == (
+        "its model's SQL does not end in QUALIFY row_number() over (...) = 1"
+    )
+    assert problem(ok.replace("row_number()", "rank()"), ("d", "s")) == (
+        "its model's SQL does not end in QUALIFY row_number() over (...) = 1"
+    )
+    # the QUALIFY inside a subquery, or a UNION on top: the rows it kept may meet others
+    assert problem(f"select * from ({ok})", ("d", "s")) == (
+        "its model's SQL does not end in QUALIFY row_number() over (...) = 1"
+    )
+    assert problem(f"select * from b union all {ok}", ("d", "s")) == (
+        "its model's SQL is not one SELECT at its top"
+    )
+    # the columns shown are not the ones partitioned by
+    assert problem(ok.replace("select *", "select *, 0 as d"), ("d", "s")) == (
+        "its select list computes a column named d"
+    )
+    assert problem(ok.replace("select *", "select * exclude (d)"), ("d", "s")) == (
+        "its select list's * excludes, replaces or renames columns"
+    )
+    assert problem(ok.replace("select *", "select x as d, s"), ("d", "s")) == (
+        "its select list computes a column named d"
+    )
+    assert problem(ok.replace("select *", "select s"), ("d", "s")) == (
+        "its select list does not show d"
+    )
+    assert problem("{% if x %}" + ok + "{% endif %}", ("d", "s")) == (
+        "its model's SQL has Jinja blocks: not read"
+    )
+    assert problem("select from where", ("d", "s")).startswith("its model's SQL cannot be read")
+    # read when the project is read: a test whose claim fails runs, whatever the warehouse holds
+    nodes = {
+        "model.p.good": {"resource_type": "model", "name": "good", "raw_code": ok},
+        "model.p.bad": {
+            "resource_type": "model",
+            "name": "bad",
+            "raw_code": f"select * from ({ok})",
+        },
+    }
+    for model in ("good", "bad"):
+        nodes[f"test.p.t_{model}"] = {
+            "resource_type": "test", "name": f"t_{model}",
+            "depends_on": {"nodes": [f"model.p.{model}"]},
+            "config": {"meta": {"implied_by": ["qualify (d, s)"]}, "severity": "ERROR"},
+        }  # fmt: skip
+    found = {item.test: item for item in incremental._implied({"nodes": nodes})}
+    assert found["t_good"].problem == ""
+    assert found["t_bad"].problem == (
+        "'qualify (d, s)': its model's SQL does not end in QUALIFY row_number() over (...) = 1"
+    )
+    whole = incremental.Project("digest", (), tuple(found.values()))
+    con = duckdb.connect()
+    incremental.record(con, {}, whole, built=("models", "digest"))
+    left, runs = incremental.implied_tests(
+        con, {"good", "bad"}, incremental.Plan((), (), {}), whole, "models"
+    )
+    assert left == ("t_good",) and runs == {"t_bad": found["t_bad"].problem}
