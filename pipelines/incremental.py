@@ -171,9 +171,8 @@ def _qualify_problem(sql: str, columns: tuple[str, ...]) -> str:
         return "its model's SQL has Jinja blocks: not read"
     text = _JINJA_EXPRESSION.sub("__dbt__", sql)
     try:
-        parsed = json.loads(
-            duckdb.connect().execute("select json_serialize_sql(?)", [text]).fetchone()[0]
-        )
+        with duckdb.connect() as con:
+            parsed = json.loads(con.execute("select json_serialize_sql(?)", [text]).fetchone()[0])
     except duckdb.Error as exc:
         return f"its model's SQL cannot be read: {exc}"
     if parsed.get("error") or len(parsed.get("statements", [])) != 1:
