@@ -472,7 +472,7 @@ class Worker:
 
 
 # The per-day marts a day's build and publication read a few days of: the largest.
-LAYOUT_MARTS = ("fct_workload_costs_daily", "fct_gpu_rankings_daily", "fct_gpu_offers_daily")
+LAYOUT_MARTS = ("fct_workload_cost_inputs_daily", "fct_gpu_offers_daily")
 
 
 def row_group_days(db_path: Path) -> dict[str, dict[str, int]]:

@@ -16,3 +16,55 @@ case
     else {{ specs }}.fp16_tflops
 end
 {%- endmacro %}
+
+{#- The cost arithmetic of a workload option (see fct_workload_costs_daily), added as columns to a
+    relation of options that has the stored inputs (fct_workload_cost_inputs_daily's columns).
+    One code for the ranks (computed when the inputs are written) and for the costs shown (the
+    view over the stored inputs): both evaluate these expressions on the same values, so a
+    rank and the cost beside it agree to the last bit. -#}
+{% macro with_cost_measures(options) -%}
+select
+    *,
+    case when tokens_per_dollar > 0 then 1e6 / tokens_per_dollar end as cost_per_1m_accepted_tokens,
+    case
+        when
+            option_kind = 'model_api' and output_unit = 'request'
+            then api_cost_per_request / accepted_fraction
+        when option_kind = 'model_api' and output_unit = '1m_tokens'
+            then
+                api_cost_per_request / output_len * 1e6 / accepted_fraction
+        when output_unit = 'request' then effective_hourly_cost / (accepted_outputs_per_hour / output_len)
+        when output_unit = '1m_tokens' then effective_hourly_cost / accepted_outputs_per_hour * 1e6
+        else effective_hourly_cost / accepted_outputs_per_hour
+    end as cost_per_accepted_output
+from (
+    select
+        *,
+        case
+            when option_kind = 'model_api' and api_cost_per_request > 0
+                then
+                    output_len * accepted_fraction / api_cost_per_request
+            when class_kind = 'llm_serving' then accepted_outputs_per_hour / effective_hourly_cost
+            when class_kind = 'training' then
+                accepted_outputs_per_hour * tokens_per_output / effective_hourly_cost
+        end as tokens_per_dollar,
+        case
+            when option_kind = 'model_api' then null
+            when class_kind = 'llm_serving' then accepted_outputs_per_hour
+            when class_kind = 'training' then accepted_outputs_per_hour * tokens_per_output
+        end as accepted_output_tokens_per_hour
+    from (
+        select
+            *,
+            success_fraction * quality_pass_rate as accepted_fraction,
+            case when option_kind = 'gpu_offer' then
+                    gpus_needed * price_usd_per_gpu_hour / target_utilization + overhead_usd_per_hour
+            end as effective_hourly_cost,
+            case
+                when option_kind = 'gpu_offer' then
+                    unit_outputs_per_s * 3600 * success_fraction * quality_pass_rate
+            end as accepted_outputs_per_hour
+        from {{ options }}
+    ) as costed
+) as per_unit
+{%- endmacro %}

@@ -183,9 +183,11 @@ def test_sql_command_answers_and_refuses_to_write(home):
     assert lines[0] == "workload_class,gpu_id"
     assert "chat-70b,nvidia-h200-sxm-141gb" in lines and len(lines) == 14
 
-    refused = gpuledger(home, "sql", "delete from marts.fct_gpu_rankings_daily")
+    refused = gpuledger(home, "sql", "delete from marts.fct_workload_cost_inputs_daily")
     assert refused.returncode == 1
     assert "read-only" in refused.stderr
+    stored = "select count(*) from marts.fct_workload_cost_inputs_daily"
+    assert published_rows(home, stored)[0][0] > 0
     assert published_rows(home, "select count(*) from marts.fct_gpu_rankings_daily")[0][0] > 0
 
     bad = gpuledger(home, "sql", "select no_such_column from analytics.gpus")

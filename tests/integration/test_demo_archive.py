@@ -544,7 +544,7 @@ def test_changing_one_class_setting_changes_exactly_its_numbers(demo, tmp_path):
         plan = incremental.prepare(con, fps, DAY)
     finally:
         con.close()
-    assert "fct_workload_costs_daily" in plan.rebuild and "fct_rank_changes" in plan.rebuild
+    assert "fct_workload_cost_inputs_daily" in plan.rebuild and "fct_rank_changes" in plan.rebuild
     assert "fct_gpu_offers_daily" not in plan.rebuild  # offers do not depend on the classes
     assert "workload_classes" in plan.changed and "gpu_catalog" not in plan.changed
     done = subprocess.run(
@@ -590,8 +590,8 @@ def test_a_full_build_stores_each_per_day_mart_in_day_order(demo):
     a later day, and at three years of history each of the costs' 121 row groups spanned a
     median of 1,261 days."""
     paths, _ = demo
-    marts = ["fct_gpu_offers_daily", "fct_gpu_price_rankings_daily", "fct_workload_costs_daily",
-             "fct_gpu_rankings_daily", "fct_rank_changes", "fct_alert_candidates",
+    marts = ["fct_gpu_offers_daily", "fct_gpu_price_rankings_daily",
+             "fct_workload_cost_inputs_daily", "fct_rank_changes", "fct_alert_candidates",
              "fct_class_leaders_daily", "fct_provider_spread_daily", "fct_api_break_even_daily",
              "fct_coverage_daily"]  # fmt: skip
     stored = {
@@ -602,6 +602,9 @@ def test_a_full_build_stores_each_per_day_mart_in_day_order(demo):
         )[0]
         for mart in marts
     }
-    assert stored["fct_workload_costs_daily"] == (78786, 0)
-    assert stored["fct_gpu_rankings_daily"] == (42601, 0)
+    assert stored["fct_workload_cost_inputs_daily"] == (78786, 0)
+    # the costs and the rankings are views over the inputs: a row per stored row, the ranked ones
+    ranked = query(paths, "select count(*) from marts.fct_gpu_rankings_daily")[0][0]
+    assert query(paths, "select count(*) from marts.fct_workload_costs_daily")[0][0] == 78786
+    assert ranked == 42601
     assert {mart: later for mart, (rows, later) in stored.items() if rows == 0 or later} == {}

@@ -26,6 +26,7 @@ def test_job_schedule_and_assets():
         "marts/fct_gpu_rankings_daily",
         "marts/fct_gpu_price_rankings_daily",
         "marts/fct_workload_costs_daily",
+        "marts/fct_workload_cost_inputs_daily",
         "marts/fct_throughput_evidence",
         "marts/fct_benchmark_runs",
         "marts/fct_rank_changes",
@@ -45,8 +46,10 @@ def test_lineage_runs_from_sources_through_raw_to_the_marts():
     assert "raw/price_observations" in parents("staging/stg_price_observations")
     assert "marts/fct_gpu_offers_daily" in parents("marts/fct_gpu_price_rankings_daily")
     assert {"marts/fct_gpu_offers_daily", "marts/fct_throughput_evidence"} <= parents(
-        "marts/fct_workload_costs_daily"
+        "marts/fct_workload_cost_inputs_daily"
     )
+    assert parents("marts/fct_workload_costs_daily") == {"marts/fct_workload_cost_inputs_daily"}
+    assert parents("marts/fct_gpu_rankings_daily") == {"marts/fct_workload_costs_daily"}
     assert "raw/benchmark_runs" in parents("staging/stg_benchmark_runs")
 
 

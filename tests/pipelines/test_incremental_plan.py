@@ -93,12 +93,15 @@ def test_fingerprints_of_the_project_follow_what_each_mart_is_built_from():
     fps = incremental.fingerprints(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
     daily = {n for n, node in fps.items() if node.daily}
     assert daily == {
-        "fct_gpu_offers_daily", "fct_workload_costs_daily", "fct_gpu_rankings_daily",
-        "fct_gpu_price_rankings_daily", "fct_rank_changes", "fct_alert_candidates",
-        "fct_class_leaders_daily", "fct_coverage_daily", "fct_provider_spread_daily",
-        "fct_api_break_even_daily",
+        "fct_gpu_offers_daily", "fct_workload_cost_inputs_daily", "fct_workload_costs_daily",
+        "fct_gpu_rankings_daily", "fct_gpu_price_rankings_daily", "fct_rank_changes",
+        "fct_alert_candidates", "fct_class_leaders_daily", "fct_coverage_daily",
+        "fct_provider_spread_daily", "fct_api_break_even_daily",
     }  # fmt: skip
-    assert all(fps[n].materialized == "incremental" for n in daily)
+    # stored incremental, but for the two views computed from them as they are read
+    views = {"fct_workload_costs_daily", "fct_gpu_rankings_daily"}
+    assert all(fps[n].materialized == "incremental" for n in daily - views)
+    assert all(fps[n].materialized == "view" for n in views)
     assert fps["workload_classes"].kind == "seed" and fps["fct_gpu_specs"].materialized == "table"
     assert fps["dim_gpu"].materialized == "view"  # the gpu_catalog seed's rows as they are
     assert len({node.fingerprint for node in fps.values()}) == len(fps)
@@ -294,17 +297,19 @@ IMPLIED_BY_RAW = {
 
 
 def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist():
-    """27 data tests name what implies them: the 15 of the staging views over raw's keys and
+    """29 data tests name what implies them: the 15 of the staging views over raw's keys and
     NOT NULL columns, the 8 uniqueness tests of analysts' views over a mart's own test or the
-    primary key of its contract, the 3 of dim_gpu (the gpu_catalog seed's rows) over the
-    seed's, and int_price_snapshots_daily's uniqueness over the view's own QUALIFY. Every claim
-    is read (no problem), every raw claim holds on a warehouse made by warehouse/db.py, and every
-    test named checks the same columns upstream, in the same step or among the seeds' tests."""
+    primary key of its contract, the 2 of the per-day views over the stored cost inputs (the
+    costs, the rankings) over the inputs' own, the 3 of dim_gpu (the gpu_catalog seed's rows)
+    over the seed's, and int_price_snapshots_daily's uniqueness over the view's own QUALIFY.
+    Every claim is read (no problem), every raw claim holds on a warehouse made by
+    warehouse/db.py, and every test named checks the same columns upstream, in the same step
+    or among the seeds' tests."""
     from warehouse.db import ensure_raw_schema
 
     whole = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir)
     implied = {item.test: item for item in whole.implied}
-    assert len(implied) == 27
+    assert len(implied) == 29
     assert [t for t, item in implied.items() if item.problem] == []
     # the one implied by its model's own SQL names nothing else
     daily = implied["unique_columns_int_price_snapshots_daily_day__source__provider"]
@@ -315,10 +320,16 @@ def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist()
         assert implied[test].raw == (claim,) and implied[test].tests == ()
     costs = implied["unique_columns_workload_costs_daily_day__workload_class__option_key"]
     assert costs.models == {"workload_costs_daily"} and costs.raw == ()
-    # the view shows the mart's rows one to one (the ranks are the mart's own columns)
-    assert [name for name, _ in costs.tests] == [
-        "unique_columns_fct_workload_costs_daily_day__workload_class__option_key",
-    ]
+    # the views show the stored inputs' rows one to one, the rankings some of them (the costs
+    # are computed from the inputs' columns, the ranks are the inputs' own)
+    inputs = "unique_columns_fct_workload_cost_inputs_daily_day__workload_class__option_key"
+    assert [name for name, _ in costs.tests] == [inputs]
+    mart = implied["unique_columns_fct_workload_costs_daily_day__workload_class__option_key"]
+    ranked = implied["unique_columns_fct_gpu_rankings_daily_day__workload_class__option_key"]
+    assert mart.models == {"fct_workload_costs_daily"} and ranked.models == {
+        "fct_gpu_rankings_daily"
+    }  # fmt: skip
+    assert mart.tests == ranked.tests == ((inputs, frozenset({"fct_workload_cost_inputs_daily"})),)
     assert dict(implied["unique_columns_gpus_gpu_id"].tests) == {
         "unique_gpu_catalog_gpu_id": {"gpu_catalog"},
     }  # fmt: skip
@@ -351,7 +362,7 @@ def test_the_project_s_implied_tests_name_raw_constraints_and_tests_that_exist()
     models_left, runs = incremental.implied_tests(con, set(current) - daily, day, whole, "models")
     marts_left, marts_runs = incremental.implied_tests(con, daily, day, whole, "marts")
     assert runs == {} and marts_runs == {}
-    assert len(models_left) == 21 and len(marts_left) == 6
+    assert len(models_left) == 21 and len(marts_left) == 8
     assert "unique_columns_int_price_snapshots_daily_day__source__provider" in models_left
     # dim_gpu's tests are left out with the seeds' only while a build vouched for the seeds
     assert "unique_dim_gpu_gpu_id" in models_left
@@ -410,17 +421,17 @@ def test_implied_tests_are_left_out_only_while_what_implies_them_holds():
     assert implied(project=None) == ((), {})
     # a test named is not built here (its model is another step's) or is itself left out
     costs = "unique_columns_workload_costs_daily_day__workload_class__option_key"
-    named = "unique_columns_fct_workload_costs_daily_day__workload_class__option_key"
+    mart = "unique_columns_fct_workload_costs_daily_day__workload_class__option_key"
+    ranked = "unique_columns_fct_gpu_rankings_daily_day__workload_class__option_key"
+    named = "unique_columns_fct_workload_cost_inputs_daily_day__workload_class__option_key"
     incremental.record(con, current, whole, built=("marts", whole.digest))
-    views = {"workload_costs_daily", "fct_gpu_rankings_daily"}
-    assert implied(step="marts", chosen=views) == (
-        (), {costs: f"test {named} does not run in this build"}
-    )  # fmt: skip
+    views = {"workload_costs_daily", "fct_workload_costs_daily", "fct_gpu_rankings_daily"}
+    not_run = {t: f"test {named} does not run in this build" for t in (costs, mart, ranked)}
+    assert implied(step="marts", chosen=views) == ((), not_run)
     left_out = dataclasses.replace(day, skipped_tests=(named,))
-    assert implied(left_out, step="marts", chosen=views | {"fct_workload_costs_daily"})[1] == {
-        costs: f"test {named} does not run in this build"
-    }  # fmt: skip
-    assert implied(step="marts", chosen=views | {"fct_workload_costs_daily"}) == ((costs,), {})
+    inputs = {"fct_workload_cost_inputs_daily"}
+    assert implied(left_out, step="marts", chosen=views | inputs)[1] == not_run
+    assert implied(step="marts", chosen=views | inputs) == ((ranked, mart, costs), {})
     # a mart made without its contract's key (an older build, by hand): the view's test runs
     con.execute("drop table marts.fct_gpu_specs")
     con.execute("create table marts.fct_gpu_specs (gpu_id varchar)")

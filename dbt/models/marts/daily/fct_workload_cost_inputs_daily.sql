@@ -1,15 +1,13 @@
--- The economics, per (day, workload class, option): every GPU offer of an allowed pricing model
--- (and every model API serving the class's model) with what one accepted output costs on it.
+-- What the economics of a workload option are computed from, per (day, workload class, option):
+-- every GPU offer of an allowed pricing model (and every model API serving the class's model)
+-- with its price, the class's parameters, the throughput evidence, whether it is eligible (and
+-- why not) and its ranks. The costs themselves are the view fct_workload_costs_daily, computed
+-- from these columns as they are read (macros/economics.sql, with_cost_measures): stored, the
+-- seven measures computed from the price and the throughput were 60 % of this table and 38 % of
+-- the warehouse file every day's publication copies (365 days of the scale run: the costs 369 MB
+-- with them, 148 MB without; the file 578 MB).
 --   gpus_needed, fit: int_workload_memory_fit; throughput: fct_throughput_evidence.
---   effective_hourly_cost = gpus_needed x price_usd_per_gpu_hour / target_utilization + overhead
---   accepted_fraction = success_fraction (runs) x quality_pass_rate (class)
---   accepted outputs per hour = unit outputs/s x 3600 x accepted_fraction
---   tokens_per_dollar = accepted output tokens per hour / effective_hourly_cost
---   cost_per_1m_accepted_tokens = effective_hourly_cost / accepted output tokens per hour x 1e6
---   cost_per_accepted_output, in the class unit: per request (output_len tokens), per 1M tokens,
---   per training sample, per image.
--- Model APIs: cost per request = (input_len x input price + output_len x output price) / 1e6,
--- accepted fraction = quality_pass_rate; no GPU, no hourly cost.
+--   Model APIs: cost per request = (input_len x input price + output_len x output price) / 1e6.
 -- An option is eligible when it fits, the offer has at least gpus_needed GPUs, there is
 -- evidence, no measured run breaks the SLO and the calibrated latency model does not expect it
 -- broken (estimated_broken); otherwise ineligible_reason says why.
@@ -17,9 +15,7 @@
 -- output (option_rank: GPU offers and model APIs together) and each GPU by its best offer
 -- (gpu_rank, GPU offers only; null on the other offers of that GPU and on APIs); null where the
 -- option is not eligible. Ties break by the USD price per GPU-hour, then gpu_id, then option key:
--- deterministic. fct_gpu_rankings_daily is the ranked rows; analytics.workload_costs_daily shows
--- every row with its ranks without a join over the whole history (a count of it joined 14.5 M
--- cost rows to the rankings at three years, ~1 s of each day's publication).
+-- deterministic. fct_gpu_rankings_daily is the ranked rows of the costs.
 with classes as (
     select
         *,
@@ -136,59 +132,11 @@ options as not materialized (
     select * from api_options
 ),
 
-costed as not materialized (
-    select
-        *,
-        success_fraction * quality_pass_rate as accepted_fraction,
-        case when option_kind = 'gpu_offer' then
-                gpus_needed * price_usd_per_gpu_hour / target_utilization + overhead_usd_per_hour
-        end as effective_hourly_cost,
-        case
-            when option_kind = 'gpu_offer' then
-                unit_outputs_per_s * 3600 * success_fraction * quality_pass_rate
-        end as accepted_outputs_per_hour,
-        case
-            when not fits then 'does not fit on 8 GPUs of this model (memory)'
-            when option_kind = 'gpu_offer' and offer_gpu_count < gpus_needed
-                then
-                    'offer has ' || offer_gpu_count || ' GPU(s); the class needs ' || gpus_needed
-            when option_kind = 'gpu_offer' and evidence is null
-                then
-                    'no throughput evidence: no matching benchmark run, and no estimate without the GPU''s '
-                    || coalesce(estimate_missing, 'specs')
-            when slo_status = 'broken' then 'every matching benchmark run breaks the class SLO'
-            when slo_status = 'estimated_broken'
-                then 'estimated to break the class SLO (calibrated latency model; see explain)'
-            when option_kind = 'gpu_offer' and not (unit_outputs_per_s > 0) then 'no throughput'
-        end as ineligible_reason
-    from options
-),
-
-per_unit as not materialized (
-    select
-        *,
-        case
-            when option_kind = 'model_api' and api_cost_per_request > 0
-                then
-                    output_len * accepted_fraction / api_cost_per_request
-            when class_kind = 'llm_serving' then accepted_outputs_per_hour / effective_hourly_cost
-            when class_kind = 'training' then
-                accepted_outputs_per_hour * tokens_per_output / effective_hourly_cost
-        end as tokens_per_dollar,
-        case
-            when option_kind = 'model_api' then null
-            when class_kind = 'llm_serving' then accepted_outputs_per_hour
-            when class_kind = 'training' then accepted_outputs_per_hour * tokens_per_output
-        end as accepted_output_tokens_per_hour
-    from costed
-),
-
--- The costs are read twice (the ranks below, the rows themselves): DuckDB would keep every wide row
--- of this chain in memory to read it again (a CTE read more than once is materialized), 2.2 GB at
--- 365 days, spilled to disk past the 1 GB limit. Not materialized, each reader computes what it
--- reads (the ranks only the few columns they order by): a whole build over 365 days of the scale
--- run took 17.0 s against 21.4 s, and spilled 1.9 GB (the sort) instead of 7.0 GB.
-costs as not materialized (
+-- The inputs are read twice (the ranks below, the rows themselves): DuckDB would keep every wide
+-- row in memory to read it again (a CTE read more than once is materialized), 2.2 GB at 365 days,
+-- spilled to disk past the 1 GB limit. Not materialized, each reader computes what it reads (the
+-- ranks only the few columns they order by).
+inputs as not materialized (
     select
         day,
         workload_class,
@@ -212,28 +160,15 @@ costs as not materialized (
         success_fraction,
         success_source,
         quality_pass_rate,
-        accepted_fraction,
         slo_status,
         runs_used,
         target_utilization,
         overhead_usd_per_hour,
-        effective_hourly_cost,
-        accepted_outputs_per_hour,
-        accepted_output_tokens_per_hour,
-        tokens_per_dollar,
-        case when tokens_per_dollar > 0 then 1e6 / tokens_per_dollar end as cost_per_1m_accepted_tokens,
+        class_kind,
         output_unit,
-        case
-            when
-                option_kind = 'model_api' and output_unit = 'request'
-                then api_cost_per_request / accepted_fraction
-            when option_kind = 'model_api' and output_unit = '1m_tokens'
-                then
-                    api_cost_per_request / output_len * 1e6 / accepted_fraction
-            when output_unit = 'request' then effective_hourly_cost / (accepted_outputs_per_hour / output_len)
-            when output_unit = '1m_tokens' then effective_hourly_cost / accepted_outputs_per_hour * 1e6
-            else effective_hourly_cost / accepted_outputs_per_hour
-        end as cost_per_accepted_output,
+        output_len,
+        tokens_per_output,
+        api_cost_per_request,
         ineligible_reason is null as is_eligible,
         ineligible_reason,
         is_stale,
@@ -243,7 +178,32 @@ costs as not materialized (
         snapshot_url,
         snapshot_fetched_at,
         snapshot_sha256
-    from per_unit
+    from (
+        select
+            *,
+            case
+                when not fits then 'does not fit on 8 GPUs of this model (memory)'
+                when option_kind = 'gpu_offer' and offer_gpu_count < gpus_needed
+                    then
+                        'offer has ' || offer_gpu_count || ' GPU(s); the class needs ' || gpus_needed
+                when option_kind = 'gpu_offer' and evidence is null
+                    then
+                        'no throughput evidence: no matching benchmark run, '
+                        || 'and no estimate without the GPU''s '
+                        || coalesce(estimate_missing, 'specs')
+                when slo_status = 'broken' then 'every matching benchmark run breaks the class SLO'
+                when slo_status = 'estimated_broken'
+                    then 'estimated to break the class SLO (calibrated latency model; see explain)'
+                when option_kind = 'gpu_offer' and not (unit_outputs_per_s > 0) then 'no throughput'
+            end as ineligible_reason
+        from options
+    ) as judged
+),
+
+-- The cost per accepted output the ranks order by: the arithmetic of the costs view
+-- (macros/economics.sql), on the same values the table stores.
+costs as not materialized (
+    {{ with_cost_measures('inputs') }}
 ),
 
 -- The ranks on the few columns they order by, joined back on the grain (day, workload_class,
@@ -294,7 +254,7 @@ select
     c.*,
     r.option_rank,
     r.gpu_rank
-from costs as c
+from inputs as c
 left join ranks as r
     on c.day = r.day and c.workload_class = r.workload_class and c.option_key = r.option_key
 -- in day order: a full build writes each day's rows together, so that reading a few days (a later

@@ -2,7 +2,9 @@
 -- output (option_rank: GPU offers and model APIs together), and each GPU ranked by its best
 -- offer (gpu_rank, GPU offers only; null on the other offers of that GPU and on APIs).
 -- The ranks and their deterministic ties are computed with the costs (fct_workload_costs_daily):
--- this is its ranked rows. Every day ranked is kept: the table is the ranking history.
+-- this is its ranked rows, a view over them (the ranks and the inputs are stored once, in
+-- fct_workload_cost_inputs_daily). Every day ranked is kept: the ranking history.
+
 select
     day,
     workload_class,
@@ -35,7 +37,3 @@ select
     snapshot_sha256
 from {{ ref('fct_workload_costs_daily') }}
 where option_rank is not null
-    and {{ in_window() }}
--- in day order: a full build writes each day's rows together, so that reading a few days (a later
--- build's window, the publication's update) skips the other days' row groups
-order by day
