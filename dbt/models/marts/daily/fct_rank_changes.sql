@@ -7,7 +7,33 @@
 --   new_evidence:   the throughput evidence of the old or new leader changed (measured vs
 --                   estimated, the runs used, or the figure);
 --   price_change:   otherwise: prices moved the order.
-with leaders as (
+-- The rank-1 rows the changes are found in: every day's in a full build; in an incremental one the
+-- window's, and per class its last one before the window (what the window's first ranked day is
+-- compared with, however long ago). Reading every day's leaders (the costs computed for each), a
+-- day's build of this model took 0.45 s at three years of history against 0.11 s at 30 days.
+with rank_one as (
+    select r.*
+    from {{ ref('fct_gpu_rankings_daily') }} as r
+    where r.gpu_rank = 1 and r.day <= {{ as_of_date() }}
+    {%- if is_incremental() %}
+        and r.day >= {{ window_start() }}
+    union all
+    select r.*
+    from {{ ref('fct_gpu_rankings_daily') }} as r
+    inner join (
+        select
+            workload_class,
+            max(day) as day
+        from {{ ref('fct_gpu_rankings_daily') }}
+        where gpu_rank = 1 and day < {{ window_start() }}
+        group by workload_class
+    ) as before_window
+        on r.workload_class = before_window.workload_class and r.day = before_window.day
+    where r.gpu_rank = 1
+    {%- endif %}
+),
+
+leaders as (
     select
         r.*,
         lag(r.day) over w as prev_day,
@@ -18,8 +44,7 @@ with leaders as (
         lag(r.cost_per_accepted_output) over w as prev_cost_per_accepted_output,
         lag(r.evidence) over w as prev_evidence,
         lag(r.source) over w as prev_source
-    from {{ ref('fct_gpu_rankings_daily') }} as r
-    where r.gpu_rank = 1 and r.day <= {{ as_of_date() }}
+    from rank_one as r
     window w as (
         partition by workload_class
         order by day
