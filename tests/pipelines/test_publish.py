@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from warehouse import publish
+from warehouse import publish, spare_sync
 from warehouse.paths import Paths
 
 DAY = date(2026, 8, 22)
@@ -362,13 +362,13 @@ def test_a_spare_left_different_by_its_update_is_not_published(
     publish.publish(paths, DAY, "run-2")
     days["2026-08-23"] = 2.3
     daily_db(paths, days, [("s1", 3), ("s2", 4), ("s3", 2)], built=("2026-08-23", "2026-08-23"))
-    sync_views = publish._sync_views
+    sync_views = spare_sync.sync_views
 
     def spoiled(con, *args):  # in the update's transaction, before it writes the tables
         sync_views(con, *args)
         con.execute(stray)
 
-    monkeypatch.setattr(publish, "_sync_views", spoiled)
+    monkeypatch.setattr(spare_sync, "sync_views", spoiled)
     done = publish.publish(paths, DAY, "run-3")
     assert done.method == "copy" and done.synced == {}
     schema, name = table.split(".")
@@ -566,7 +566,7 @@ def test_a_large_keyed_table_outside_raw_is_compared_by_its_rows(
     """Only raw's rows are written once: a large table of another schema with a composite
     primary key (a mart's contract) whose values change while its groups keep their row counts
     is still found, by the sum of its rows' hashes, and written."""
-    monkeypatch.setattr(publish, "HASHED_ROWS", 1)  # the tables below count as large
+    monkeypatch.setattr(spare_sync, "HASHED_ROWS", 1)  # the tables below count as large
     paths = Paths(tmp_path)
 
     def rates(usd: float) -> None:
@@ -603,7 +603,7 @@ def test_raw_tables_are_compared_by_snapshot_not_by_page(tmp_path):
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     try:
         db.ensure_raw_schema(con)
-        keys = publish._group_keys(con, "w")
+        keys = spare_sync.group_keys(con, "w")
     finally:
         con.close()
     snapshot = ["source", "snapshot_url", "snapshot_fetched_at"]
