@@ -26,6 +26,11 @@ VERBOSE_HELP = (
     "show Dagster's, dbt's and GX's own log on the console (always in the run's log file)"
 )
 
+ALLOW_FILES_HELP = (
+    "let SQL read and write local files (read_csv, COPY ... TO, ATTACH); by default the "
+    "connection reaches nothing outside the published warehouse"
+)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpuledger", description=__doc__)
@@ -173,9 +178,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query", help='e.g. "select * from analytics.cheapest_gpu_daily limit 5"')
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
     p.add_argument("--max-rows", type=int, default=1000, help="rows shown in table format")
+    p.add_argument("--allow-files", action="store_true", help=ALLOW_FILES_HELP)
     p.set_defaults(func=cmd_sql)
 
     p = sub.add_parser("shell", help="interactive SQL on the published warehouse (read-only)")
+    p.add_argument("--allow-files", action="store_true", help=ALLOW_FILES_HELP)
     p.set_defaults(func=cmd_shell)
 
     p = sub.add_parser("export", help="write the analytics views to Parquet or CSV files")

@@ -1,7 +1,8 @@
 """What analysts run against the published copy: one query, an interactive shell, exports.
 
 Every connection here is read-only and to the published copy (warehouse/publish.py), so none of it
-can block or break a refresh, and none of it can change the warehouse.
+can block or break a refresh, and none of it can change the warehouse; `sql` and `shell` connect
+without file access unless asked (warehouse/sandbox.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TextIO
 
 import duckdb
 
-from warehouse import publish
+from warehouse import publish, sandbox
 from warehouse.paths import Paths
 
 FORMATS = ("table", "csv", "json")
@@ -44,10 +45,24 @@ def run_sql(
     fmt: str = "table",
     max_rows: int = 1000,
 ) -> int:
-    """Run one query and print its result; return the number of rows."""
+    """Run the statements of `sql` in order and print the last one's result; return the number
+    of rows. A statement the sandbox refuses (warehouse/sandbox.py) is named with the reason."""
     try:
-        cur = con.execute(sql)
-        columns = [d[0] for d in cur.description] if cur.description else []
+        statements = con.extract_statements(sql)
+    except duckdb.Error:
+        statements = None  # DuckDB's own parser error, from running the text as it is
+    cur = None
+    for statement in statements or [sql]:
+        try:
+            cur = con.execute(statement)
+        except duckdb.Error as exc:
+            refused = None if isinstance(statement, str) else sandbox.refusal(statement, exc, con)
+            if refused:
+                raise QueryError(refused) from exc
+            head = " ".join(sql.split())[:80]
+            raise QueryError(f"{head!r}: {exc}") from exc
+    try:
+        columns = [d[0] for d in cur.description] if cur and cur.description else []
         rows = cur.fetchall() if columns else []
     except duckdb.Error as exc:
         head = " ".join(sql.split())[:80]
@@ -128,16 +143,20 @@ SHELL_HELP = """Statements end with ';'. Dot commands:
   .quit            leave (so does end of input)"""
 
 
-def shell(paths: Paths, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
-    """A small read-only SQL shell on the published copy; returns how many statements failed."""
-    con = publish.connect(paths)
+def shell(
+    paths: Paths, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout, allow_files: bool = False
+) -> int:
+    """A small read-only SQL shell on the published copy, without file access unless
+    `allow_files` (warehouse/sandbox.py); returns how many statements failed."""
+    con = sandbox.connect(paths, allow_files)
     interactive = stdin.isatty()
     if interactive:
         with contextlib.suppress(ImportError):
             import readline  # noqa: F401  (line editing and history for input())
     pub = publish.publication(paths) or {}
     out.write(
-        f"gpuledger shell: read-only DuckDB on {paths.published_db_path}\n"
+        f"gpuledger shell: read-only DuckDB on {paths.published_db_path}"
+        f"{', local files allowed' if allow_files else ', no file access (--allow-files)'}\n"
         f"published {pub.get('published_at', '?')}, as of {pub.get('as_of', '?')}. "
         "'.help' for help.\n"
     )

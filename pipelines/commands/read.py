@@ -137,10 +137,14 @@ def _published():
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
+    from warehouse import publish, sandbox
     from warehouse.analyst import QueryError, run_sql
+    from warehouse.paths import current
 
-    _, con = _published()
-    if con is None:
+    try:
+        con = sandbox.connect(current(), args.allow_files)
+    except publish.NotPublished as exc:
+        print(f"gpuledger: {exc}", file=sys.stderr)
         return 2
     try:
         run_sql(con, args.query, sys.stdout, args.format, args.max_rows)
@@ -158,7 +162,7 @@ def cmd_shell(args: argparse.Namespace) -> int:
     from warehouse.paths import current
 
     try:
-        failures = shell(current())
+        failures = shell(current(), allow_files=args.allow_files)
     except publish.NotPublished as exc:
         print(f"gpuledger shell: {exc}", file=sys.stderr)
         return 2
