@@ -1,14 +1,12 @@
 """`make run` without network: the shipped demo archive, replayed offline, ends with a ranking.
 
-Also: a second run adds nothing, the warehouse rebuilds from the archive alone, and the CLI's
-read-only and import commands work on the result.
+Also: a second run adds nothing and the warehouse rebuilds from the archive alone. The CLI's
+commands on the result: tests/integration/test_cli_on_demo.py.
 """
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 import os
 import shutil
 import subprocess
@@ -21,7 +19,7 @@ import pytest
 
 from pipelines import incremental
 from pipelines.refresh import run_refresh
-from tests.conftest import DEMO_DAY, SKYPILOT, copy_demo, dbt, gpuledger, query
+from tests.conftest import DEMO_DAY, copy_demo, dbt, query
 from warehouse.paths import Paths
 
 pytestmark = pytest.mark.integration
@@ -203,30 +201,6 @@ def test_second_run_adds_nothing_and_archive_rebuilds_the_warehouse(demo_copy):
     assert query(paths, OFFERS_DIGEST) == offers
 
 
-def test_cli_rank_reads_the_warehouse(demo):
-    paths, _ = demo
-    done = gpuledger(paths, "rank", "--date", "2026-08-22", "--format", "json")
-    assert done.returncode == 0, done.stderr
-    payload = json.loads(done.stdout)
-    assert payload["day"] == "2026-08-22"
-    assert payload["rows"][0]["gpu_rank"] == 1
-    # Without --date: the newest day on which at least half the providers seen in the 30 days
-    # before had fresh prices. On 2026-08-22 only CoreWeave's tracker was captured (1 of 6);
-    # on 2026-08-21 SkyPilot's Nebius catalog and EverXCloud's page were too (3 of 6).
-    table = gpuledger(paths, "rank")
-    assert table.returncode == 0, table.stderr
-    assert table.stdout.startswith(
-        "Showing 2026-08-21: 3 of 6 providers fresh (coreweave, everxcloud, nebius)"
-    )
-    assert "newest, 2026-08-22: 1 of 6" in table.stdout
-    assert "GPU ranking for 2026-08-21 (on_demand)" in table.stdout
-    by_class = gpuledger(paths, "rank", "--workload", "chat-70b", "--format", "json")
-    assert json.loads(by_class.stdout)["day"] == "2026-08-21"
-    assert json.loads(by_class.stdout)["coverage"]["n_providers_fresh"] == 3
-    table = gpuledger(paths, "rank", "--workload", "chat-70b")
-    assert table.stdout.startswith("Showing 2026-08-21: 3 of 6 providers fresh")
-
-
 def test_coverage_per_day_from_the_offers_themselves(demo):
     """fct_coverage_daily against a plain recalculation from fct_gpu_offers_daily: a provider is
     fresh on a day when one of its offers in force is not stale, recent when it was fresh on some
@@ -264,134 +238,6 @@ def test_coverage_per_day_from_the_offers_themselves(demo):
         """select n_providers_fresh, n_providers_recent, providers_fresh, providers_stale
            from marts.fct_coverage_daily where day = '2026-08-21'""",
     ) == [(3, 6, "coreweave, everxcloud, nebius", "lambda, paperspace, runpod")]
-
-
-def test_cli_sources_reports_health_as_of_the_last_run(demo):
-    paths, _ = demo
-    done = gpuledger(paths, "sources", "--format", "json")
-    assert done.returncode == 0, done.stderr
-    health = {r["source"]: r for r in json.loads(done.stdout)}
-    assert (health["coreweave"]["rows_newest_day"], health["coreweave"]["is_stale"]) == (31, False)
-    assert health["quote_csv"]["is_down"] is True  # 2026-02-11: long past max_staleness_days
-    assert health["ecb_fx"]["days_since_newest"] == 1  # Friday's rates on a Saturday
-    table = gpuledger(paths, "sources")
-    assert "coreweave       ok" in table.stdout
-
-
-@pytest.mark.slow
-def test_cli_import_snapshot_then_offline_refresh_converts_euros(demo_copy, tmp_path):
-    """A euro quote observed on a Sunday converts with Friday's ECB rate (nearest earlier business
-    day), the same figure the currencyconverter library gives with its last-known fallback."""
-    from currency_converter import CurrencyConverter
-
-    paths = demo_copy
-    quote = tmp_path / "quote.csv"
-    quote.write_text(
-        "provider,gpu,gpu_count,price,price_unit,currency,valid_from\n"
-        "example cloud,NVIDIA L40S,1,1.20,per_gpu_hour,EUR,2026-08-23\n"
-    )
-    done = gpuledger(
-        paths,
-        "import-snapshot",
-        "--source",
-        "quote_csv",
-        "--url",
-        "quote:example-cloud/2026-08-23",
-        "--fetched-at",
-        "2026-08-23T07:00:00Z",
-        str(quote),
-    )
-    assert done.returncode == 0, done.stderr
-    refreshed = run_refresh(
-        date(2026, 8, 23), offline=True, paths=paths, out=io.StringIO(), assets=OFFERS
-    )
-    assert refreshed.success
-    assert query(
-        paths, "select origin from raw.page_snapshots where url like 'quote:example%'"
-    ) == [("import",)]
-    got = query(
-        paths,
-        """
-        select price_usd_per_gpu_hour, fx_rate_date from marts.fct_gpu_offers_daily
-        where day = '2026-08-23' and provider = 'example cloud'""",
-    )
-    assert got == [(pytest.approx(1.20 * 1.1699), date(2026, 8, 21))]
-    library = CurrencyConverter(
-        fallback_on_missing_rate=True,
-        fallback_on_missing_rate_method="last_known",
-        fallback_on_wrong_date=True,
-    )
-    assert got[0][0] == pytest.approx(library.convert(1.20, "EUR", "USD", date(2026, 8, 23)))
-
-
-def lambda_rows_with_gpu_and_price(path: Path) -> int:
-    with path.open(newline="") as fh:
-        return sum(
-            (1 if r["Price"] and float(r["Price"]) > 0 else 0)
-            + (1 if r["SpotPrice"] and float(r["SpotPrice"]) > 0 else 0)
-            for r in csv.DictReader(fh)
-            if r["AcceleratorName"]
-        )
-
-
-def test_cli_parse_prints_json_lines_for_an_unseen_cloud(tmp_path):
-    # A catalog of another cloud and schema version: the provider follows the URL.
-    path = SKYPILOT / "v7_lambda_vms@11580132.csv"
-    done = gpuledger(
-        Paths(tmp_path),
-        "parse",
-        "--source",
-        "skypilot",
-        "--url",
-        "https://mirror.example/catalogs/v9/fluidstack/vms.csv",
-        "--fetched-at",
-        "2026-08-20T09:00:00Z",
-        str(path),
-    )
-    assert done.returncode == 0, done.stderr
-    records = [json.loads(line) for line in done.stdout.splitlines()]
-    assert len(records) == lambda_rows_with_gpu_and_price(path)
-    assert {r["provider"] for r in records} == {"fluidstack"}
-    assert records[0]["observed_at"] == "2026-08-20T09:00:00+00:00"
-
-
-def test_cli_parse_failure_names_the_file_and_exits_non_zero(tmp_path):
-    bad = tmp_path / "vms.csv"
-    bad.write_text("InstanceType,Region\nx,y\n")
-    done = gpuledger(
-        Paths(tmp_path),
-        "parse",
-        "--source",
-        "skypilot",
-        "--url",
-        "https://x/catalogs/v8/aws/vms.csv",
-        str(bad),
-    )
-    assert done.returncode == 1
-    assert str(bad) in done.stderr and "AcceleratorName" in done.stderr
-    assert done.stdout == ""
-
-
-def test_cli_parse_prints_spec_rows_with_their_kind(tmp_path):
-    page = Path(__file__).parents[1] / "fixtures" / "everxcloud" / "gpus-fuer-llm-inferenz.md"
-    done = gpuledger(
-        Paths(tmp_path),
-        "parse",
-        "--source",
-        "everxcloud",
-        "--url",
-        "u",
-        "--fetched-at",
-        "2026-08-21T09:00:00Z",
-        str(page),
-    )
-    assert done.returncode == 0, done.stderr
-    rows = [json.loads(line) for line in done.stdout.splitlines()]
-    prices = [r for r in rows if "record" not in r]
-    specs = [r for r in rows if r.get("record") == "gpu_spec"]
-    assert (len(prices), len(specs)) == (9, 9)
-    h100 = next(s for s in specs if s["gpu_name_raw"] == "H100 SXM")
-    assert (h100["memory_bandwidth_gb_s"], h100["fp8_tflops"]) == (3350.0, 1979.0)
 
 
 def test_euro_api_prices_are_a_second_observation_converted_at_the_ecb_rate(demo):
@@ -459,38 +305,6 @@ def test_measured_405b_cell_from_the_real_runs(demo):
     # AMD's JSON runs at batch 16/32/64 (416.4, 680.1, 1045.6 tok/s on 8) and the table's 4-GPU
     # rows (285.7, 473.5, 706.3 on 4): the median per GPU, 101.694, x 4 GPUs
     assert mi300x == [(4, "measured", 6, 406.777)]
-
-
-def test_rank_and_explain_on_the_cli(demo):
-    paths, _ = demo
-    ranked = gpuledger(paths, "rank", "--workload", "assistant-405b", "--date", str(DAY),
-                       "--format", "json")  # fmt: skip
-    assert ranked.returncode == 0, ranked.stderr
-    result = json.loads(ranked.stdout)
-    h100 = next(r for r in result["gpus"] if r["gpu_id"] == "nvidia-h100-sxm-80gb")
-    # nebius 8x H100 at 2.95 USD per GPU-hour: 8 x 2.95 / 0.6 + 0.5 = 39.8333 USD/h for
-    # 455.565 tok/s x 3600 x 0.98 accepted: 0.050757 USD per request of 2048 tokens
-    assert h100["evidence"] == "measured"
-    assert h100["effective_hourly_cost"] == pytest.approx(8 * 2.95 / 0.6 + 0.5)
-    assert h100["cost_per_accepted_output"] == pytest.approx(
-        (8 * 2.95 / 0.6 + 0.5) / (455.565 * 3600 * 0.98 / 2048), rel=1e-5
-    )
-    assert [r["gpu_rank"] for r in result["gpus"]] == list(range(1, len(result["gpus"]) + 1))
-    table = gpuledger(paths, "rank", "--workload", "assistant-405b", "--date", str(DAY))
-    assert "nvidia-h100-sxm-80gb" in table.stdout and "measured" in table.stdout
-    csv_out = gpuledger(paths, "rank", "--workload", "chat-8b", "--format", "csv")
-    assert csv_out.stdout.splitlines()[0].startswith("gpu_rank,gpu_id,provider")
-    explained = gpuledger(paths, "explain", "--workload", "assistant-405b",
-                          "--gpu", "nvidia-h100-sxm-80gb", "--date", str(DAY))  # fmt: skip
-    text = explained.stdout
-    assert "gpus_needed = 8" in text and "median 56.946 per GPU x 8 = 455.565" in text
-    assert "nvidia-throughput_test_ip2048_op2048_np32.json" in text
-    assert "8 x 2.950000 / 0.6 + 0.5 = 39.833333 USD/h" in text
-    unknown = gpuledger(paths, "rank", "--workload", "no-such-class")
-    assert (
-        unknown.returncode == 2
-        and "known: agentic-coding-kimi-k2.5, assistant-405b" in unknown.stderr
-    )
 
 
 def test_a_rank_change_has_its_leaders_and_cause(demo):
