@@ -1,5 +1,5 @@
-"""Read-only commands: they answer from the published copy of the warehouse (or its working
-file through warehouse/queries) without loading Dagster."""
+"""Read-only commands: they answer from the published copy of the warehouse (directly or through
+warehouse/queries) without loading Dagster."""
 
 from __future__ import annotations
 

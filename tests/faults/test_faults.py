@@ -1,8 +1,8 @@
 """Fault injection: each case breaks one thing on purpose, then checks that nothing already held was
 lost, that the bad item was kept with its reason, and that the next run recovers.
 
-Run alone with `pytest -m faults`; `make test` runs it with the rest. The README's fault table lists
-what each case observes.
+Run alone with `pytest -m faults`; `make test` runs it with the rest. The fault table of
+docs/testing.md lists what each case observes.
 """
 
 from __future__ import annotations
