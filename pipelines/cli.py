@@ -76,6 +76,18 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--pricing-model", help="model of prices the page names none for")
     a.add_argument("--price-basis", choices=["per_gpu", "per_instance"])
     a.add_argument("--currency", help="currency of prices printed without a sign (default USD)")
+    a.add_argument(
+        "--selector",
+        action="append",
+        metavar="NAME=CSS",
+        help="a CSS selector (row, split, gpu, count, memory, price; repeatable)",
+    )
+    a.add_argument(
+        "--pricing-word",
+        action="append",
+        metavar="WORDS=MODEL",
+        help="the page's own words for a pricing model (repeatable)",
+    )
     a.add_argument("--description")
     a.set_defaults(func=cmd_providers)
 

@@ -32,7 +32,7 @@ from sources._internal.parsing import parse_quantity
 from sources._internal.records import PRICING_MODELS, GpuSpecObservation, ParseResult
 from sources._internal.tables import extract_tables
 
-READER_VERSION = "1"
+READER_VERSION = "2"
 DEFAULT_FILE = Path(__file__).with_name("price_pages.yaml")
 FIELDS = {
     "description": str,
@@ -47,7 +47,7 @@ FIELDS = {
     "expected_rows": list,
     "origin": str,
 }
-SELECTORS = ("row", "gpu", "count", "memory", "price")
+SELECTORS = ("row", "split", "gpu", "count", "memory", "price")
 _NAME = re.compile(r"^[a-z][a-z0-9_]{1,39}$")
 _UNPUBLISHED = re.compile(r"nicht veröffentlicht|not published|n/a|^-$|^—$", re.IGNORECASE)
 log = logging.getLogger(__name__)
@@ -100,8 +100,10 @@ def check_entry(name: str, body: Any, where: str) -> Entry:
     for key in selectors:
         if key not in SELECTORS:
             raise ConfigError(where, name, "selectors", f"unknown selector {key!r} ({SELECTORS})")
-    if selectors and "row" not in selectors:
-        raise ConfigError(where, name, "selectors", "selectors need a 'row' selector")
+    if selectors and ("row" in selectors) == ("split" in selectors):
+        raise ConfigError(
+            where, name, "selectors", "selectors need a 'row' or a 'split' selector (one of them)"
+        )
     urls = body.get("urls", [])
     if not all(isinstance(u, str) and u.startswith(("http://", "https://")) for u in urls):
         raise ConfigError(where, name, "urls", "every URL must start with http:// or https://")
@@ -116,6 +118,8 @@ def check_entry(name: str, body: Any, where: str) -> Entry:
         pricing_words=tuple(words.items()),
         name_suffixes=tuple(body.get("name_suffixes", [])),
         selectors=tuple(selectors.items()),
+        basis_configured="price_basis" in body,
+        model_configured="pricing_model" in body,
     )
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:10]
     return Entry(

@@ -101,6 +101,17 @@ def cmd_providers(args: argparse.Namespace) -> int:
     for key in ("pricing_model", "price_basis", "currency"):
         if getattr(args, key):
             body[key] = getattr(args, key)
+    for key, given in (("selectors", args.selector), ("pricing_words", args.pricing_word)):
+        pairs = {}
+        for item in given or []:
+            words, sep, value = item.partition("=")
+            if not sep or not words.strip() or not value.strip():
+                print(f"gpuledger providers add: --{key.replace('_', '-')[:-1]} {item!r}: "
+                      "must be NAME=VALUE", file=sys.stderr)  # fmt: skip
+                return 2
+            pairs[words.strip()] = value.strip()
+        if pairs:
+            body[key] = pairs
     content = None
     if args.from_capture:
         try:

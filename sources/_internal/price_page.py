@@ -7,10 +7,14 @@ a GPU column and at least one price column. Per row:
   in the name or offer, else 1.
 - One record per price column. A price column whose header names a pricing model ("On-Demand",
   "Spot", "Reserved 1 year", "1-Year", "Spot-Preis") gives that model; a plain price column takes
-  the row's pricing-model column if there is one, else the module's default.
+  the row's pricing-model column if there is one, else the module's default. A header naming a
+  commitment no model stands for ("6-month reserved", "Reserved" without a term) refuses its prices.
+  A row with two or more prices is refused whole (a row error, none of its prices kept) when one of
+  its columns names no pricing model or two name the same: never the first with a default label.
 - Per GPU or per instance: a price header saying "per GPU" / "/GPU" / "pro GPU" is per GPU and is
   multiplied by the count; one saying "instance", "node", "server" or "system" is for the whole
-  offer; otherwise the module says which its page uses (`price_basis`).
+  offer; otherwise the module says which its page uses (`price_basis`); with none, a price for
+  more than one GPU is refused (for one GPU both are the same).
 - A memory column is kept as the offer's GPU memory (it tells a 40 GB A100 from an 80 GB one).
 - "Contact sales", "Coming soon", "-" and empty cells are not prices: the row is kept as a row error
   with the reason, never as a zero price.
@@ -30,7 +34,7 @@ from sources._internal.tables import Table, extract_tables, find_tables
 
 _MODEL_WORDS: list[tuple[str, re.Pattern]] = [
     ("reserved_3y", re.compile(r"3[- ]?(year|yr|jahr)|36[- ]?(month|monat)|three[- ]year")),
-    ("reserved_1y", re.compile(r"1[- ]?(year|yr|jahr)|12[- ]?(month|monat)|one[- ]year|reserved")),
+    ("reserved_1y", re.compile(r"\b1[- ]?(year|yr|jahr)|\b12[- ]?(month|monat)|one[- ]year")),
     ("spot", re.compile(r"\bspot\b|preemptible|interruptible|unterbrechbar")),
     ("marketplace", re.compile(r"marketplace|community|marktplatz")),
     ("on_demand", re.compile(r"on[- ]?demand|pay[- ]as[- ]you[- ]go|\bpayg\b|standard|auf abruf")),
@@ -41,7 +45,7 @@ _COUNT_PREFIX = re.compile(r"^\s*(\d{1,2})\s*[x×]\s*", re.IGNORECASE)
 # A price given as a lower bound: "from $0.90", "starting at $1.49", "ab 0,44 $".
 FROM_WORDS = re.compile(r"^\W*(?:from|starting (?:at|from)|starts at|as low as|ab)\b", re.I)
 NOT_A_PRICE = re.compile(
-    r"contact|kontakt|sales|vertrieb|coming soon|demnächst|sold out|ausverkauft|\bn/?a\b|^[-–—]$|"
+    r"contact|kontakt|sales|vertrieb|coming soon|demnächst|sold out|ausverkauft|\bn/?a\b|^[-–—]+$|"
     r"request|anfrage|waitlist|reserve now",
     re.IGNORECASE,
 )
@@ -56,7 +60,35 @@ def configured_urls(variable: str, defaults: tuple[str, ...]) -> tuple[str, ...]
     return tuple(u.strip() for u in configured.split(",") if u.strip())
 
 
+# A commitment no pricing model stands for: "6-month reserved", "2-year", or "Reserved" without its
+# term. A price under such a label is refused, never read as the nearest model.
+_TERM = re.compile(r"(\d+)[- ]?(month|monat|mo\b|year|yr|jahr|week|woche|day|tag)", re.IGNORECASE)
+_COMMITMENT = re.compile(r"reserved?|commit|reserviert|laufzeit", re.IGNORECASE)
+
+
+def unknown_commitment(text: str) -> str | None:
+    """The words of a commitment term gpuledger has no pricing model for, else None."""
+    for m in _TERM.finditer(text):
+        n, unit = int(m.group(1)), m.group(2).lower()
+        if unit.startswith(("week", "woche", "day", "tag")):
+            return m.group(0)  # "2 weeks – 1 year": a term shorter than any model's
+        months = n if unit.startswith(("month", "monat", "mo")) else 12 * n
+        if months not in (12, 36):
+            return m.group(0)
+    if (
+        _COMMITMENT.search(text)
+        and not _TERM.search(text)
+        and not re.search(r"one[- ]year|three[- ]year", text, re.IGNORECASE)
+    ):
+        return _COMMITMENT.search(text).group(0) + " (no term)"
+    return None
+
+
 def pricing_model_of(text: str) -> str | None:
+    """The pricing model a header or label names; None for none or for a commitment no model
+    stands for (see unknown_commitment)."""
+    if unknown_commitment(text):
+        return None
     norm = text.lower()
     for model, pattern in _MODEL_WORDS:
         if pattern.search(norm):
@@ -94,6 +126,28 @@ def _count(text: str, name: str, offer: str, locale: str) -> int:
     return 1
 
 
+def refuse_ambiguous(prices: list[tuple[str, bool, str]], name: str) -> tuple[str, str] | None:
+    """(field, reason) when one offer's prices cannot be told apart: two or more prices of which
+    one names no pricing model (only the default would label it), or two of one model. Such an
+    offer is refused whole; None when every price's model is known and distinct.
+    `prices` holds (label, named no model, model) per price."""
+    if len(prices) < 2:
+        return None
+    unnamed = [label or "(no label)" for label, no_model, _ in prices if no_model]
+    models = [model for _, _, model in prices]
+    shown = "; ".join(f"{label or '(no label)'}" for label, _, _ in prices)
+    if unnamed:
+        return unnamed[0], (f"{len(prices)} prices for {name} ({shown}) and {len(unnamed)} of them "
+                            "name no pricing model: nothing tells which offer each is; none is "
+                            "kept")  # fmt: skip
+    dup = next((m for m in models if models.count(m) > 1), None)
+    if dup:
+        reason = (f"{models.count(dup)} {dup} prices for {name} ({shown}): nothing tells which "
+                  "offer each is; none is kept")  # fmt: skip
+        return prices[0][0] or "price", reason
+    return None
+
+
 def parse_price_tables(
     content: bytes,
     url: str,
@@ -101,17 +155,22 @@ def parse_price_tables(
     provider: str,
     *,
     default_model: str = "on_demand",
-    price_basis: str = "per_gpu",
+    price_basis: str | None = "per_gpu",
     default_currency: str | None = "USD",
     clean_name=None,
     is_gpu=None,
 ) -> ParseResult:
     """The price rows of a page's price tables. `clean_name` tidies a GPU name; with `is_gpu`, a
-    row whose name is no GPU (a CPU or storage row of the same table) is passed over."""
+    row whose name is no GPU (a CPU or storage row of the same table) is passed over.
+    `price_basis` None: a price for more than one GPU whose column does not say per GPU or per
+    instance is refused. A row with two or more prices is refused whole when any of its columns
+    names no pricing model or two name the same (refuse_ambiguous)."""
     tables = extract_tables(content, url)
     for table in tables:  # "On-Demand" / "Spot" headers over price cells are price columns
         for i, header in enumerate(table.headers):
-            if table.meanings[i] is None and pricing_model_of(header):
+            if table.meanings[i] is None and (
+                pricing_model_of(header) or unknown_commitment(header)
+            ):
                 table.meanings[i] = "price"
     tables = find_tables(tables, url, ("gpu", "price"))
     records, errors = [], []
@@ -162,11 +221,12 @@ def parse_price_tables(
                     )
                 )
                 continue
+            row_records, row_errors = [], []
             for col, named_model, basis in prices:
                 text = cell(col).strip()
                 header = table.headers[col]
                 if not text or NOT_A_PRICE.search(text):
-                    errors.append(
+                    row_errors.append(
                         RowError(url, where, header, f"no price for {name}: {text!r}", raw)
                     )
                     continue
@@ -175,23 +235,47 @@ def parse_price_tables(
                     if amount <= 0:
                         raise ValueError(f"price must be positive, got {text!r}")
                 except ValueError as exc:
-                    errors.append(RowError(url, where, header, str(exc), raw))
+                    row_errors.append(RowError(url, where, header, str(exc), raw))
                     continue
-                per_gpu = (basis or price_basis) == "per_gpu"
+                term = unknown_commitment(header)
+                if term:
+                    row_errors.append(RowError(url, where, header, f"{text!r} is priced for "
+                                               f"{term!r}, a commitment no pricing model stands "
+                                               "for: refused", raw))  # fmt: skip
+                    continue
+                basis = basis or price_basis
+                if basis is None and count > 1:
+                    reason = (f"nothing says whether {text!r} is per GPU or per instance of "
+                              f"{count}x {name} (an entry's price_basis can): refused")  # fmt: skip
+                    row_errors.append(RowError(url, where, header, reason, raw))
+                    continue
+                per_gpu = basis in ("per_gpu", None)  # None: one GPU, the same either way
                 qualifier = "from" if FROM_WORDS.search(text) else None
-                records.append(
-                    PriceObservation(
-                        provider=provider,
-                        offer_id=offer or (f"{count}x {name}" if count > 1 else name),
-                        region="",
-                        gpu_name_raw=name,
-                        gpu_count=count,
-                        pricing_model=named_model or row_model or default_model,
-                        price_per_hour=round(amount * count, 6) if per_gpu else amount,
-                        currency=currency,
-                        observed_at=fetched_at,
-                        gpu_memory_gb=memory,
-                        price_qualifier=qualifier,
+                row_records.append(
+                    (
+                        header,
+                        named_model is None and row_model is None,
+                        PriceObservation(
+                            provider=provider,
+                            offer_id=offer or (f"{count}x {name}" if count > 1 else name),
+                            region="",
+                            gpu_name_raw=name,
+                            gpu_count=count,
+                            pricing_model=named_model or row_model or default_model,
+                            price_per_hour=round(amount * count, 6) if per_gpu else amount,
+                            currency=currency,
+                            observed_at=fetched_at,
+                            gpu_memory_gb=memory,
+                            price_qualifier=qualifier,
+                        ),
                     )
                 )
+            refusal = refuse_ambiguous(
+                [(h, unnamed, r.pricing_model) for h, unnamed, r in row_records], name
+            )
+            if refusal:
+                errors += row_errors + [RowError(url, where, refusal[0], refusal[1], raw)]
+                continue
+            records += [r for _, _, r in row_records]
+            errors += row_errors
     return ParseResult(records, errors)

@@ -54,30 +54,50 @@ def test_a_capture_that_starts_inside_the_table():
 def test_a_div_grid_with_from_prices_ranges_and_contact_rows():
     result = _read("div_grid.html")
     assert _offers(result) == {
-        # "1-1016 GPUs": the price is per GPU, the smallest unit one GPU
+        # "1-1016 GPUs": the smallest offer is one GPU, per GPU and per instance alike
         ("NVIDIA H200 141GB", "on_demand"): ("NVIDIA H200", 1, 2.3, 141.0, "from"),
-        # "$1.99 – $2.49/hr" over "8-1016 GPUs": the lower bound, per GPU, for 8
-        ("8x NVIDIA H100 80GB", "on_demand"): ("NVIDIA H100", 8, 15.92, 80.0, "from"),
         ("NVIDIA RTX 4090 24GB", "on_demand"): ("NVIDIA RTX 4090", 1, 0.35, 24.0, "from"),
     }
     assert [(e.field, e.reason) for e in result.row_errors] == [
         ("Price", "no price for NVIDIA B200: 'Contact us'"),
+        # "$1.99 – $2.49/hr" over "8-1016 GPUs": nothing says per GPU or per 8-GPU instance
+        (
+            "Price",
+            "nothing says whether '$1.99 – $2.49/hr' is per GPU or per instance of 8x "
+            "NVIDIA H100 (an entry's price_basis can): refused",
+        ),
         ("Price", "no price for AMD MI300X: 'Contact sales'"),
     ]
+    per_gpu = price_page.check_entry("acme", {"price_basis": "per_gpu"}, "test")
+    assert _offers(_read("div_grid.html", per_gpu))[("8x NVIDIA H100 80GB", "on_demand")] == (
+        "NVIDIA H100",
+        8,
+        15.92,
+        80.0,
+        "from",
+    )  # with the entry: the lower bound, per GPU, for 8
     assert all(e.where == "https://acme.test/div_grid.html" for e in result.row_errors)
 
 
 def test_marketing_cards_naming_the_gpu_in_their_text():
+    # one card names its model ("Spot A100"); the others name none: nothing on the page tells
+    # whether they are on-demand, so they are refused, and read once the entry names the model
     result = _read("price_cards.html")
-    assert _offers(result) == {
+    assert _offers(result) == {("A100 80GB", "spot"): ("A100 80GB", 1, 0.79, 80.0, None)}
+    assert [e.reason for e in result.row_errors] == [
+        "'$2.69' for NVIDIA H100 80GB SXM names no pricing model where the page's other prices "
+        "name theirs: nothing tells which offer it is; none is kept",
+        "'$0.86' for NVIDIA L40S names no pricing model where the page's other prices name "
+        "theirs: nothing tells which offer it is; none is kept",
+        "'$199' is not an hourly price",  # a monthly plan is never read as an hourly price
+    ]
+    entry = price_page.check_entry("acme", {"pricing_model": "on_demand"}, "test")
+    assert _offers(_read("price_cards.html", entry)) == {
         # "8x NVIDIA H100 80GB SXM" in a sentence; the struck-through $3.49 is not the price
         ("8x NVIDIA H100 80GB SXM", "on_demand"): ("NVIDIA H100 80GB SXM", 8, 21.52, 80.0, None),
         ("NVIDIA L40S", "on_demand"): ("NVIDIA L40S", 1, 0.86, None, "from"),  # "Starting at"
         ("A100 80GB", "spot"): ("A100 80GB", 1, 0.79, 80.0, None),  # "Interruptible capacity"
     }
-    # a monthly plan is never read as an hourly price
-    (err,) = result.row_errors
-    assert err.reason == "'$199' is not an hourly price"
 
 
 def test_prices_embedded_as_data():
@@ -163,7 +183,7 @@ def test_pricing_words_of_the_provider():
         ({"price_basis": "per_node"}, "price_basis", "'per_node': per_gpu or per_instance"),
         ({"pricing_model": "hourly"}, "pricing_model", "'hourly' is not one of"),
         ({"urls": ["www.acme.test"]}, "urls", "every URL must start with http:// or https://"),
-        ({"selectors": {"gpu": "h3"}}, "selectors", "selectors need a 'row' selector"),
+        ({"selectors": {"gpu": "h3"}}, "selectors", "selectors need a 'row' or a 'split' selector"),
         ({"colour": "red"}, "colour", "unknown field"),
         ({"expected_rows": [9, 1]}, "expected_rows", "[min, max] whole numbers"),
     ],
@@ -240,7 +260,7 @@ def test_parse_a_provider_not_configured_yet_with_the_automatic_reading():
                 str(PAGES / "div_grid.html"))  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert len(lines) == 3 and '"provider": "newco"' in lines[0]
+    assert len(lines) == 2 and '"provider": "newco"' in lines[0]
     assert '"price_qualifier": "from"' in lines[0]
     assert "grid 1 (div.grid-table) item 1: field 'Price': no price for NVIDIA B200" in done.stderr
 
@@ -250,6 +270,7 @@ def test_providers_add_writes_an_entry_and_shows_what_it_reads(tmp_path):
     path.write_text("# my providers\nproviders:\n")
     env = {"GPULEDGER_PRICE_PAGES": str(path)}
     done = _cli("providers", "add", "acme", "--url", "https://acme.test/pricing",
+                "--pricing-model", "on_demand",
                 "--from-capture", str(PAGES / "price_cards.html"), env=env)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "3 prices, 1 rows rejected" in done.stdout
