@@ -48,7 +48,21 @@ _MLPERF_NOT_RESULTS = re.compile(
 
 
 def is_documentation(path: Path) -> bool:
-    return bool(_NOT_RESULTS.search(path.name))
+    """A README, licence, script or document beside results; a Markdown file that is a vendor's
+    published performance table (TensorRT-LLM's overview, the ROCm vLLM tables) is a result."""
+    if not _NOT_RESULTS.search(path.name):
+        return False
+    if path.suffix.lower() == ".md" and not _DOCUMENT_NAMES.match(path.name):
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(benchmark_files.MAX_FILE_BYTES).decode("utf-8", errors="replace")
+        except OSError:
+            return False  # unreadable: archiving reports it with its reason
+        return not benchmarks.is_published_table(head)
+    return True
+
+
+_DOCUMENT_NAMES = re.compile(r"^(readme|license|licence|copying|notice)([._-].*)?$", re.I)
 
 
 def not_a_result(path: Path, display: str) -> str | None:

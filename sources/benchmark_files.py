@@ -30,6 +30,11 @@ per tool, the detection and the shared rules for units, percentiles and hardware
 - llmperf_summary, llmperf_individual: Anyscale LLMPerf (hosted APIs: no GPU, `api_provider`)
 - optimum_benchmark: Hugging Face optimum-benchmark report
 - results_csv: CSV tables of vLLM results (dstack's flattenings, results.csv, console tables)
+- trtllm_perf_overview, rocm_vllm_tables, mlc_perf_bench: published performance tables in
+  Markdown (TensorRT-LLM's performance overview; the ROCm vLLM container README's throughput and
+  latency tables; MLC's llm-perf-bench README), one run per table cell, with `organization` set
+  (NVIDIA, AMD, MLC); a Markdown file that is such a table is a result, any other is
+  documentation (docs/evidence.md)
 - gpuledger_csv: the documented CSV below, for in-house runs
 
 The gpuledger CSV (one run a row; header names, any order; required: run_kind, model, gpu,
@@ -63,7 +68,7 @@ KIND = "benchmark"
 PARSER_VERSION = "1"
 EXPECTED_ROWS = (0, 1_000_000)  # an MLPerf system description carries no run of its own
 HINT_KEYS = ("gpu", "gpu_count", "model", "precision", "stack", "stack_version",
-             "tensor_parallel", "hardware_source")  # fmt: skip
+             "tensor_parallel", "hardware_source", "organization")  # fmt: skip
 MAX_FILE_BYTES = int(float(os.environ.get("GPULEDGER_MAX_BENCHMARK_MB", "64")) * 1024 * 1024)
 
 

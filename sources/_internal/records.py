@@ -215,6 +215,9 @@ class BenchmarkRun:
     # same hardware (dstack's tables: "8xMi300x 1FP8-meta" beside "8xMi300 1FP8-amd", the same
     # GPUs serving two checkpoints); the warehouse compares setups only within a file
     setup: str | None = None
+    # the organisation that published the result (a vendor's performance table, a benchmark
+    # repository's owner, an MLPerf submitter); None when the file does not say and nobody named it
+    organization: str | None = None
 
     def __post_init__(self) -> None:
         if self.hardware_source not in HARDWARE_SOURCES:

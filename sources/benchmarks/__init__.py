@@ -27,7 +27,7 @@ for the format and `common` for the shared normalisation.
 
 from sources.benchmarks.common import Context, params_b, path_gpu
 from sources.benchmarks.csv_tables import RowProblem
-from sources.benchmarks.detect import READERS, detect, parse_document
+from sources.benchmarks.detect import READERS, detect, is_published_table, parse_document
 from sources.benchmarks.mlperf import mlperf_layout, mlperf_measurement_hints, mlperf_system_hints
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "Context",
     "RowProblem",
     "detect",
+    "is_published_table",
     "mlperf_layout",
     "mlperf_measurement_hints",
     "mlperf_system_hints",

@@ -259,6 +259,7 @@ def base_run(ctx: Context, run_ref: str, fmt: str, tool: str, **fields) -> Bench
         "total_tokens_per_s": None,
         "output_unit": "tokens",
         "output_units_per_s": None,
+        "organization": hints.get("organization"),
     }
     for key, value in fields.items():
         if value is not None or key not in defaults:

@@ -13,11 +13,19 @@ from sources.benchmarks.csv_tables import gpuledger_csv, results_csv
 from sources.benchmarks.genai_perf import aiperf_csv, genai_perf
 from sources.benchmarks.inferencex import inferencex_run
 from sources.benchmarks.llmperf import llmperf_individual, llmperf_summary
+from sources.benchmarks.mlc_perf_bench import is_mlc_perf_bench, mlc_perf_bench
 from sources.benchmarks.mlperf import mlperf_log_detail, mlperf_log_summary, mlperf_summary_results
 from sources.benchmarks.optimum_benchmark import optimum_benchmark
+from sources.benchmarks.rocm_vllm_tables import is_rocm_vllm_tables, rocm_vllm_tables
 from sources.benchmarks.sglang import sglang_jsonl
 from sources.benchmarks.trtllm import trtllm_console, trtllm_report_json
+from sources.benchmarks.trtllm_perf_overview import is_perf_overview, trtllm_perf_overview
 from sources.benchmarks.vllm import vllm_console, vllm_latency, vllm_serving, vllm_throughput
+
+
+def is_published_table(text: str) -> bool:
+    """A vendor's performance document gpuledger reads as results (Markdown tables)."""
+    return is_perf_overview(text) or is_rocm_vllm_tables(text) or is_mlc_perf_bench(text)
 
 
 def _csv_header(text: str) -> list[str]:
@@ -54,6 +62,13 @@ def detect(content: bytes, where: str) -> tuple[str, Any]:
                 json_document(content, where)  # raises: not valid JSON (truncated?)
         else:
             return _detect_json(doc, where), doc
+    # vendors' published tables (Markdown) first: their documents quote tools' printed reports
+    if is_perf_overview(text):
+        return "trtllm_perf_overview", text
+    if is_rocm_vllm_tables(text):
+        return "rocm_vllm_tables", text
+    if is_mlc_perf_bench(text):
+        return "mlc_perf_bench", text
     if "Serving Benchmark Result" in text:
         return "vllm_console", text
     if "MLPerf Results Summary" in text:
@@ -74,7 +89,8 @@ def detect(content: bytes, where: str) -> tuple[str, Any]:
         where,
         "<document>",
         "not a benchmark result format gpuledger knows (vLLM, SGLang, MLPerf, GenAI-Perf/AIPerf, "
-        "InferenceX, LLMPerf, optimum-benchmark, trtllm-bench, gpuledger CSV)",
+        "InferenceX, LLMPerf, optimum-benchmark, trtllm-bench, gpuledger CSV, TensorRT-LLM's "
+        "performance overview, the ROCm vLLM performance tables, MLC's llm-perf-bench)",
     )
 
 
@@ -166,4 +182,7 @@ READERS = {
     "optimum_benchmark": optimum_benchmark,
     "gpuledger_csv": gpuledger_csv,
     "results_csv": results_csv,
+    "trtllm_perf_overview": trtllm_perf_overview,
+    "rocm_vllm_tables": rocm_vllm_tables,
+    "mlc_perf_bench": mlc_perf_bench,
 }

@@ -173,6 +173,7 @@ select
     serving_stack,
     serving_stack_version,
     setup,
+    organization,
     gpu_name_raw,
     gpu_id,
     gpu_resolution,

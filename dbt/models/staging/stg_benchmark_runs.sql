@@ -60,5 +60,6 @@ select
     model_source,
     measured_at,
     setup,
+    organization,
     parser_version
 from {{ source('raw', 'benchmark_runs') }}
