@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stack", help="serving stack (vllm, sglang, tgi ...)")
     p.add_argument("--tensor-parallel", type=int)
     p.add_argument(
+        "--organization", help="who published the results, when the files do not say (NVIDIA ...)"
+    )
+    p.add_argument(
         "--no-build", action="store_true", help="archive only; the next refresh loads the files"
     )
     p.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)

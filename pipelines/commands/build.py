@@ -58,6 +58,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         "precision": args.precision,
         "stack": args.stack,
         "tensor_parallel": args.tensor_parallel,
+        "organization": args.organization,
     }
     hints = {k: str(v) for k, v in hints.items() if v not in (None, "")}
     archive = GpuledgerResource(home=str(paths.home)).archive()

@@ -262,3 +262,17 @@ def test_mlc_a_column_of_an_unknown_stack_fails_the_file():
     with pytest.raises(ParseError) as err:
         parse(MLC, text)
     assert err.value.field == "TGI (tok/sec)" and "names no known stack" in str(err.value)
+
+
+def test_the_operator_names_the_publisher_of_files_that_do_not_say():
+    # `gpuledger ingest --organization XiongjieDai ...`: the hint travels in the archive URL
+    path = ROOT / "llamacpp_xiongjiedai" / "llama3_may2024" / "single_gpu_decode.csv"
+    url = benchmark_files.file_url("llama3_may2024/single_gpu_decode.csv",
+                                   {"organization": "XiongjieDai"})  # fmt: skip
+    assert url.endswith("#organization=XiongjieDai")
+    runs = benchmark_files.parse(path.read_bytes(), url, T).benchmark_runs
+    assert runs and {r.organization for r in runs} == {"XiongjieDai"}
+    # a reader's own publisher is not overridden: the table's organization stands
+    ours = benchmark_files.parse(TRT_100.read_bytes(), benchmark_files.file_url(
+        "perf-overview@00f37686.md", {"organization": "someone"}), T).benchmark_runs  # fmt: skip
+    assert {r.organization for r in ours} == {"NVIDIA"}
