@@ -32,7 +32,7 @@ import re
 
 from sources._internal.records import BenchmarkRun, ParseError
 from sources.benchmarks import markdown_tables as md
-from sources.benchmarks.common import Context, base_run
+from sources.benchmarks.common import Context, base_run, precision_of
 from sources.benchmarks.csv_tables import RowProblem
 
 ORGANIZATION = "NVIDIA"
@@ -41,6 +41,7 @@ _LENGTHS = re.compile(r"^\s*(\d+)\s*[,/]\s*(\d+)\s*$")
 _VERSION = (
     re.compile(r"generated using version v?(\d[\w.]*\d)", re.I),
     re.compile(r"NEW for v(\d[\w.]*\d)", re.I),
+    re.compile(r"data collected for the v(\d[\w.]*\d) benchmarks", re.I),
 )
 _COLUMN = re.compile(r"^(?P<gpu>.+?)\s*<br\s*/?>\s*(?P<par>.*?)\s*\((?P<prec>[A-Za-z0-9]+)\)\s*$")
 _N_GPUS = re.compile(r"^\**\s*(\d+)\s+GPUs?\s*\**$", re.I)
@@ -64,7 +65,8 @@ def trtllm_perf_overview(text: str, ctx: Context) -> list[BenchmarkRun | RowProb
             runs.extend(_by_length(table, ctx, version, hardware, checkpoints))
         return runs
     if wide:
-        return [r for table in wide for r in _wide(table, ctx, version)]
+        checkpoints = _CHECKPOINT.findall(text)
+        return [r for table in wide for r in _wide(table, ctx, version, checkpoints)]
     raise ParseError(
         ctx.where,
         "Throughput Measurements",
@@ -107,11 +109,13 @@ def _lengths(text: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-def _wide(table: md.Table, ctx: Context, version: str | None) -> list:
+def _wide(table: md.Table, ctx: Context, version: str | None, checkpoints: list[str]) -> list:
     gpu_at = next(i for i, h in enumerate(table.header) if _k(h) == "gpu")
     gpus = {i: h for i, h in enumerate(table.header) if i > gpu_at and h}
     precision_row = next((c for _, c in table.rows if any(_k(x) == "precision" for x in c)), None)
     roles = next((c for _, c in table.rows if any(_k(x) == "model" for x in c)), None)
+    if roles is None and any(_k(x) == "tp size" for _, c in table.rows for x in c):
+        return _wide_by_tp(table, ctx, version, checkpoints, gpu_at)
     if precision_row is None or roles is None:
         raise ParseError(
             ctx.where,
@@ -247,4 +251,56 @@ def _by_length(table: md.Table, ctx, version, hardware, checkpoints) -> list:
             model = _model_name(table.heading, precision, checkpoints)
             out.append(_run(ctx, ref, version, model, precision, gpu or None, count, tp, isl, osl,
                             tps))  # fmt: skip
+    return out
+
+
+def _wide_by_tp(table: md.Table, ctx, version, checkpoints, gpu_at: int) -> list:
+    """Release 0.20's tables: a section per model and precision ("#### Llama 3.3 70B FP4"); the
+    header names the GPU over its columns (a blank header cell is the GPU to its left), a
+    `TP Size` row gives each column's tensor parallelism, and each data row starts with its
+    "ISL, OSL"; the label rows ("ISL, OSL", blank) carry no figure."""
+    tp_row = next(c for _, c in table.rows if any(_k(x) == "tp size" for x in c))
+    precision = precision_of(table.heading)
+    if precision is None:
+        raise ParseError(
+            ctx.where,
+            table.heading or f"table at line {table.header_line}",
+            "the section title names no precision (FP4, FP8) for its table",
+        )
+    columns: dict[int, tuple[str, int]] = {}
+    gpu = None
+    for i, h in enumerate(table.header):
+        if i <= gpu_at:
+            continue
+        gpu = h or gpu
+        tp = md.number(tp_row[i]) if i < len(tp_row) and tp_row[i] else None
+        if not gpu or not tp:
+            raise ParseError(
+                ctx.where,
+                "TP Size",
+                f"column {i + 1} of the table at line {table.header_line} has no GPU or TP size",
+            )
+        columns[i] = (gpu, int(tp))
+    title = re.sub(r"\s+(NV)?(FP4|FP8|FP16|BF16)\s*$", "", table.heading, flags=re.I)
+    model = _model_name(title, precision, checkpoints)
+    out: list = []
+    for n, row in table.rows:
+        first = row[0] if row else ""
+        if row is tp_row or not any(row) or _k(first) == "isl, osl":
+            continue
+        try:
+            isl, osl = _lengths(first)
+        except ValueError as exc:
+            out.append(RowProblem(f"line {n}", str(exc), " | ".join(row)))
+            continue
+        for i, (gpu_name, tp) in columns.items():
+            ref = f"line {n}: {gpu_name} TP{tp}"
+            try:
+                tps = md.number(row[i] if i < len(row) else "")
+            except ValueError as exc:
+                out.append(RowProblem(ref, f"column {gpu_name!r} TP{tp}: {exc}", " | ".join(row)))
+                continue
+            if tps is not None:
+                out.append(_run(ctx, ref, version, model, precision, gpu_name, tp, tp, isl, osl,
+                                tps))  # fmt: skip
     return out

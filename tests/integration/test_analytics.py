@@ -80,8 +80,7 @@ def test_the_published_copy_says_what_it_holds(home):
     assert pub["views"]["cheapest_gpu_daily"] == 871  # 13 classes (10 until issue 14 added 3)
     # 56 until results CSVs took the lengths the completed requests had: 18 dstack runs exported
     # twice became one each, recalibrating reasoning-kimi-k2.5, whose 08-21 change fell away
-    # 55 until the vendors' published tables recalibrated the H100, H200, B200 and MI300X
-    assert pub["views"]["rank_changes"] == 48
+    assert pub["views"]["rank_changes"] == 55
     assert pub["views"]["gpus"] == 48
 
 
@@ -101,9 +100,10 @@ def test_cheapest_gpu_today_matches_the_ranking(home):
         )
     )
     assert leaders == ranked_first
-    # calibrated by 55 runs on B200, 40 of them NVIDIA's published TensorRT-LLM runs (Llama 3.3
-    # 70B in FP4 among them), the B200 leads chat-70b ahead of the H200 (before those runs its
-    # only evidence was InferenceX's Kimi K2.5, at 0.32 of the model's figure, and the H200 led)
+    # calibrated by 115 runs on B200, 100 of them NVIDIA's published TensorRT-LLM runs (Llama
+    # 3.3 70B in FP4 at TP 1-8 among them), the B200 leads chat-70b ahead of the H200 (before
+    # those runs its only evidence was InferenceX's Kimi K2.5, at 0.32 of the model's figure, and
+    # the H200 led)
     assert leaders["chat-70b"] == "nvidia-b200-sxm-180gb"
     assert leaders["batch-70b"] == "nvidia-h200-sxm-141gb"
     assert leaders["local-8b-int4"] == "nvidia-rtx-4090-24gb"
@@ -128,7 +128,7 @@ def test_break_even_is_rent_over_api_cost(home):
             assert api > gpu and break_even <= capacity
         else:
             assert break_even is None and api <= gpu
-    # measured by NVIDIA's published TensorRT-LLM runs of Llama 3.1 70B on H200 (4,184 tok/s
+    # measured by NVIDIA's published TensorRT-LLM runs of Llama 3.1/3.3 70B on H200 (4,465 tok/s
     # for the class; 2,660 from the model calibrated at 0.72 before them), a rented H200 beats
     # the API for batch-70b above the break-even volume, as a 32B model on a rented GPU does
     assert verdicts["chat-13-34b"] == "renting_wins_above_break_even"

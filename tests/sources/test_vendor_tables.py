@@ -216,6 +216,7 @@ def test_ingest_takes_the_tables_and_skips_the_readmes(tmp_path):
         ),
         "nvidia_trtllm_perf_overview/perf-overview@00f37686.md",
         "nvidia_trtllm_perf_overview/perf-overview@258c7540.md",
+        "nvidia_trtllm_perf_overview/perf-overview@ab4143e1.md",
     ]
     assert sorted(s.display for s in skipped) == [
         "amd_rocm_vllm/README.md",
@@ -276,3 +277,34 @@ def test_the_operator_names_the_publisher_of_files_that_do_not_say():
     ours = benchmark_files.parse(TRT_100.read_bytes(), benchmark_files.file_url(
         "perf-overview@00f37686.md", {"organization": "someone"}), T).benchmark_runs  # fmt: skip
     assert {r.organization for r in ours} == {"NVIDIA"}
+
+
+TRT_020 = ROOT / "nvidia_trtllm_perf_overview" / "perf-overview@ab4143e1.md"
+
+
+def test_trtllm_020_gpu_over_columns_and_a_tp_row():
+    result = parse(TRT_020)
+    assert not result.row_errors
+    assert len(result.benchmark_runs) == 180
+    runs = by_ref(result)
+    # "#### Llama 3.3 70B FP4": B200 over four columns, TP 1/2/4/8; "1000, 1000" at TP 8
+    tp8 = runs["line 41: B200 TP8"]
+    assert (tp8.model_id, tp8.precision, tp8.gpu_name_raw, tp8.gpu_count) == (
+        "nvidia/Llama-3.3-70B-Instruct-FP4", "fp4", "B200", 8)  # fmt: skip
+    assert (tp8.input_len, tp8.output_len, tp8.output_tokens_per_s) == (1000, 1000, 20060.66)
+    # the release from the page: "The data collected for the v0.20 benchmarks ..."
+    assert (tp8.serving_stack_version, tp8.scenario, tp8.concurrency) == (
+        "0.20", "max_throughput", None)  # fmt: skip
+    # the FP8 table's H100 columns after its H200 ones; a blank cell is no run
+    h100 = [r for r in result.benchmark_runs if r.run_ref.endswith("H100 80GB HBM3 TP1")
+            and r.model_id == "nvidia/Llama-3.3-70B-Instruct-FP8"]  # fmt: skip
+    assert sorted(r.output_tokens_per_s for r in h100) == [
+        204.94, 530.16, 533.74, 742.14, 756.42, 3128.33]  # fmt: skip
+
+
+def test_trtllm_020_a_table_without_its_tp_row_fails_the_file():
+    text = TRT_020.read_text().replace("| TP Size | 4        | 8         |",
+                                       "| TP Size |          | 8         |")  # fmt: skip
+    with pytest.raises(ParseError) as err:
+        parse(TRT_020, text)
+    assert err.value.field == "TP Size" and "has no GPU or TP size" in str(err.value)
