@@ -43,7 +43,7 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "no chromium and no root: the report-rendering test will be skipped"; fi; }
 
-# Scale run (a script, not a test): prints its table and writes perf/scale.md (+ .json).
+# Scale run (a script, not a test): prints its table and writes perf/runs/latest.md (+ .json).
 perf: $(MANIFEST)
 	$(BIN)/python scripts/perf_scale.py
 

@@ -10,7 +10,6 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from pipelines.event_storage import open_instance
 from pipelines.progress import console_kept
 from warehouse import db, publish
 from warehouse.paths import Paths, prepare_environment
@@ -69,7 +68,8 @@ def run_refresh(
         "progress": {"config": {"enabled": progress}},
         "run_log": {"config": {"path": str(log_path)}},
     }
-    with contextlib.ExitStack() as quiet, open_instance() as instance:
+    # Dagster's own instance in DAGSTER_HOME (its dagster.yaml: SQLite storage by default)
+    with contextlib.ExitStack() as quiet, dg.DagsterInstance.get() as instance:
         if progress:  # the progress lines reach the console whatever Dagster captures
             quiet.enter_context(console_kept())
         if progress and not verbose:  # dbt's own output (dagster-dbt echoes it) into the log file

@@ -67,18 +67,11 @@ def floor(work: Path) -> dict:
             times.append(time.perf_counter() - t)
         return times
 
-    # The floor: dagster-dbt as it comes (dbt a child process for each command). Beside it, the
-    # same job with dbt run as gpuledger runs it (pipelines/defs/dbt_worker.py: a worker forked
-    # at the first command and kept), so that the daily refresh can also be read against a floor
-    # that does dbt the same way.
-    from pipelines.defs.dbt_worker import WorkerDbtResource
-
+    # The floor: dagster-dbt as it comes (dbt a child process for each command), as gpuledger
+    # runs it.
     kwargs = {"project_dir": str(project), "profiles_dir": str(project), "dbt_executable": dbt}
     times = median_of_three(DbtCliResource(**kwargs))
-    worker = median_of_three(WorkerDbtResource(**kwargs))
     return {
         "floor_s": round(statistics.median(times), 1),
         "floor_runs_s": [round(x, 1) for x in times],
-        "floor_worker_s": round(statistics.median(worker), 1),
-        "floor_worker_runs_s": [round(x, 1) for x in worker],
     }

@@ -1,8 +1,8 @@
 {#- The days a build of the per-day marts (models/marts/daily/, incremental) writes: from
     window_start() to the as-of day. The pipeline passes a Dagster partition's (or range's) first
     day as GPULEDGER_WINDOW_START (dbt var start_date wins); unset = the as-of day alone. A first
-    build, or one after the pipeline dropped a mart whose SQL, seeds, macros or settings changed
-    (pipelines/incremental.py), is not incremental and writes every day. -#}
+    build, or a --full-refresh one (the pipeline's for a mart whose SQL, seeds, macros or settings
+    changed: dbt's state:modified+, pipelines/defs/dbt.py), is not incremental and writes every day. -#}
 {% macro window_start() -%}
     {#- read when a node runs, not at parse time (see as_of_date) -#}
     {%- set day = (var('start_date', none) or env_var('GPULEDGER_WINDOW_START', '')) if execute else '' -%}
@@ -57,14 +57,11 @@
     int_model_api_prices_daily), check the window just built: their `where` config is
     "__daily_window__", resolved here at run time. A past day's rows do not change, so testing
     them again costs without checking anything new (the uniqueness test of workload_costs_daily
-    over three years took 7 s of a 13 s daily build). When the pipeline rebuilt any mart in full,
-    or a model of the build changed, it passes GPULEDGER_TEST_START (the first day), so the full
+    over three years took 7 s of a 13 s daily build). When a model or seed of the build changed
+    (dbt's state:modified+), the pipeline passes GPULEDGER_TEST_START (the first day), so the full
     tables are tested. -#}
 {% macro get_where_subquery(relation) -%}
     {%- set where = config.get('where', '') -%}
-    {%- if where and '__new_snapshots__' in where -%}
-        {%- set where = where | replace('__new_snapshots__', new_snapshots()) -%}
-    {%- endif -%}
     {%- if where and '__daily_window__' in where -%}
         {%- set start = env_var('GPULEDGER_TEST_START', '') -%}
         {%- set window -%}
@@ -77,31 +74,5 @@
         {%- do return('(select * from ' ~ relation ~ ' where ' ~ where ~ ') dbt_subquery') -%}
     {%- else -%}
         {%- do return(relation) -%}
-    {%- endif -%}
-{%- endmacro %}
-
-{#- Data tests over every price observation (stg_price_observations and the accepted rows) check
-    the rows of the snapshots loaded, or validated again, since the step's last successful whole
-    build: "__new_snapshots__" in their `where` config. raw keeps a snapshot's rows as they were
-    loaded (insert or ignore, keyed by snapshot and row), and these views read them row by row
-    (a projection; a join to the snapshot's one verdict of the suite), so a row that passed
-    passes again while the SQL is the same: at three years these tests read 2 million rows a
-    day to check the few thousand new ones.
-    The pipeline passes the start (GPULEDGER_NEW_SINCE, pipelines/incremental.py new_since());
-    without it (a change to the project, a first build, a subset, `dbt build` by hand) every
-    row is tested. -#}
-{% macro new_snapshots() -%}
-    {%- set since = env_var('GPULEDGER_NEW_SINCE', '') if execute else '' -%}
-    {%- if since -%}
-        (source, snapshot_url, snapshot_fetched_at) in (
-            select source, url, fetched_at from {{ source('raw', 'page_snapshots') }}
-            where loaded_at >= timestamptz '{{ since }}'
-            union all
-            select source, snapshot_url, snapshot_fetched_at
-            from {{ source('raw', 'snapshot_validations') }}
-            where validated_at >= timestamptz '{{ since }}'
-        )
-    {%- else -%}
-        true
     {%- endif -%}
 {%- endmacro %}

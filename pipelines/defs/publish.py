@@ -10,8 +10,7 @@ from warehouse import publish, report
 
 PUBLISHED_KEY = dg.AssetKey(["ops", "published_warehouse"])
 REPORT_KEY = dg.AssetKey(["ops", "report"])
-# The marts (tables, built on every run). Not the analytics views: a run re-creates a view only
-# when its definition changed (pipelines/incremental.py), and an unchanged view reads the marts.
+# The marts (tables, built on every run). Not the analytics views: they read the marts.
 MART_KEYS = [
     k for k in (*gpuledger_dbt_models.keys, *gpuledger_daily_marts.keys) if k.path[0] == "marts"
 ]

@@ -12,7 +12,6 @@ from pathlib import Path
 import dagster as dg
 from dagster_dbt import DbtCliResource, DbtProject
 
-from pipelines.defs.dbt_worker import WorkerDbtResource
 from sources._internal.archive import Archive
 from sources._internal.http import HttpClient
 from warehouse import paths as wpaths
@@ -104,7 +103,7 @@ def warehouse_connection(duckdb_resource) -> Iterator:
 def dbt_resource() -> DbtCliResource:
     # The dbt next to this interpreter, so a venv works without being on PATH.
     beside = Path(sys.executable).parent / "dbt"
-    return WorkerDbtResource(
+    return DbtCliResource(
         project_dir=DBT_PROJECT,
         profiles_dir=str(wpaths.DBT_PROJECT_DIR),
         dbt_executable=str(beside) if beside.exists() else "dbt",

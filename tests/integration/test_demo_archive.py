@@ -17,7 +17,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines import incremental
 from pipelines.refresh import run_refresh
 from tests.conftest import DEMO_DAY, copy_demo, dbt, query
 from warehouse.paths import Paths
@@ -353,25 +352,37 @@ def test_changing_one_class_setting_changes_exactly_its_numbers(demo, tmp_path):
     before = query(db, costs)
     seed.write_text(text.replace(",llama-3.1-8b,bf16,bf16,1024,256,32,",
                                  ",llama-3.1-8b,bf16,bf16,1024,256,64,", 1))  # fmt: skip
-    # the pipeline's path: the changed seed changes the fingerprints of the marts built from it,
-    # which are dropped and rebuilt over every day; the others are built for DAY only
+    # the pipeline's path: dbt's state comparison against the manifests the demo's build kept
+    # (pipelines/defs/dbt.py): the changed seed is modified, and the per-day marts built from it
+    # are rebuilt over every day (--full-refresh); the others are built for DAY only
     target = tmp_path / "t"
-    assert dbt(project, db, "parse", target=target).returncode == 0
-    con = duckdb.connect(str(db))
-    try:
-        fps = incremental.fingerprints(target / "manifest.json", project)
-        plan = incremental.prepare(con, fps, DAY)
-    finally:
-        con.close()
-    assert "fct_workload_cost_inputs_daily" in plan.rebuild and "fct_rank_changes" in plan.rebuild
-    assert "fct_gpu_offers_daily" not in plan.rebuild  # offers do not depend on the classes
-    assert "workload_classes" in plan.changed and "gpu_catalog" not in plan.changed
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "dbt"), "build", *plan.args(), "--project-dir",
-         str(project), "--profiles-dir", str(project), "--target-path", str(target)],
-        env={**os.environ, "GPULEDGER_DB_PATH": str(db), **plan.env},
-        capture_output=True, text=True, timeout=600,
+    kept = paths.home / "dbt_state"
+
+    def changed(step: str, select: str, kind: str) -> set[str]:
+        args = ["--select", select, "--state", str(kept / step), "--resource-type", kind]
+        done = dbt(project, db, "ls", *args, "--output", "name", "--quiet", target=target)
+        assert done.returncode == 0, done.stdout[-3000:]
+        return set(done.stdout.split())
+
+    assert changed("gpuledger_dbt_models", "state:modified", "seed") == {"workload_classes"}
+    marts = changed("gpuledger_daily_marts", "state:modified+,config.materialized:incremental",
+                    "model")  # fmt: skip
+    assert "fct_workload_cost_inputs_daily" in marts and "fct_rank_changes" in marts
+    assert "fct_gpu_offers_daily" not in marts  # offers do not depend on the classes
+    day = DAY.isoformat()
+    env = {**os.environ, "GPULEDGER_DB_PATH": str(db), "GPULEDGER_AS_OF": day,
+           "GPULEDGER_WINDOW_START": day, "GPULEDGER_TEST_START": "1970-01-01"}  # fmt: skip
+    dbt_bin = str(Path(sys.executable).parent / "dbt")
+    where = ["--project-dir", str(project), "--profiles-dir", str(project),
+             "--target-path", str(target)]  # fmt: skip
+    rebuilt = subprocess.run(
+        [dbt_bin, "run", "--full-refresh", "--select", " ".join(sorted(marts)), *where],
+        env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
+    assert rebuilt.returncode == 0, rebuilt.stdout[-3000:]
+    done = subprocess.run(
+        [dbt_bin, "build", *where], env=env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stdout[-3000:]
     after = query(db, costs)
     changed = {b[0] for b, a in zip(before, after, strict=True) if b != a}

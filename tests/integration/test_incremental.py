@@ -6,6 +6,7 @@ real Lambda catalogs against a one-pass backfill is in test_replay_alerts.py."""
 from __future__ import annotations
 
 import io
+import json
 import re
 import shutil
 from datetime import timedelta
@@ -14,7 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.incremental import FULL_TEST_START
+from pipelines.defs.dbt import FULL_TEST_START, state_dir
 from pipelines.refresh import run_refresh
 from tests.conftest import DEMO_DAY, query
 from warehouse import publish
@@ -85,23 +86,40 @@ def compiled_test(run_folder, prefix: str) -> str:
     return found.read_text()
 
 
-def unchanged_materializations(paths) -> set[str]:
-    """The assets the newest run recorded as left unchanged (status metadata `unchanged`)."""
-    import dagster as dg
+def dbt_folder(paths, step: str, command: str = "build") -> Path:
+    """The newest folder of a dbt command of a step (pipelines/defs/dbt.py names them
+    `<time>-<run>-<step>-<command>`)."""
+    return max((paths.home / "dbt_runs").glob(f"*-{step}-{command}"))
 
-    from pipelines.event_storage import open_instance
 
-    with open_instance(paths.dagster_home) as instance:
-        run = instance.get_runs(limit=1)[0]
-        records = instance.get_records_for_run(
-            run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION, limit=1000
-        ).records
-    return {
-        r.asset_key.to_user_string()
-        for r in records
-        if (status := r.asset_materialization.metadata.get("status")) is not None
-        and status.value == "unchanged"
-    }
+def results(folder: Path) -> dict[str, str]:
+    """unique id -> status of every node a dbt command ran (its run_results.json)."""
+    ran = json.loads((folder / "run_results.json").read_text())["results"]
+    return {r["unique_id"]: r["status"] for r in ran}
+
+
+def passed(ran: dict[str, str], test: str) -> bool:
+    return any(u.startswith(f"test.gpuledger.{test}") and s == "pass" for u, s in ran.items())
+
+
+def unit_tests(ran: dict[str, str]) -> list[str]:
+    return [u for u in ran if u.startswith("unit_test.")]
+
+
+MODELS, MARTS = "gpuledger_dbt_models", "gpuledger_daily_marts"
+STATE = "manifest.json"
+RANK_TEST = "unique_columns_fct_rank_changes_workload_class__day"  # a per-day mart's test
+
+
+def mark_changed(paths, step: str, model: str) -> None:
+    """Make the step's kept state (the manifest of its last successful build) differ from the
+    project in `model`'s SQL, as after an edit of that model: dbt's state:modified+ compares the
+    file's checksum."""
+    path = state_dir(paths.home, step) / STATE
+    manifest = json.loads(path.read_text())
+    (uid,) = [u for u, n in manifest["nodes"].items() if n["name"] == model]
+    manifest["nodes"][uid]["checksum"]["checksum"] = "0" * 64
+    path.write_text(json.dumps(manifest))
 
 
 def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_nothing(
@@ -111,93 +129,86 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     # so that the rerun's published copy is the previous one brought up to date
     monkeypatch.setattr(publish, "SYNC_MIN_BYTES", 0)
     log = refresh(demo_copy, NEXT)  # the demo was built through DEMO_DAY: NEXT is incremental
-    assert "rebuilding" not in newest_run_log(demo_copy)
-    # views and seeds that would come out the same are left as they are: the project is as the
-    # demo's build left it, so they are not handed to dbt at all (pipelines/incremental.py
-    # unchanged()), and Dagster records them unchanged; their data tests still run. A view
-    # whose SQL reads the as-of day is built anew.
-    built = sorted((demo_copy.home / "dbt_runs").iterdir())[-2]
-    lines = (built / "dbt.log").read_text()
-    for name in ("view model staging.stg_page_snapshots", "seed file reference.workload_classes"):
-        assert name not in lines, name
-    test = "accepted_values_stg_price_observations_pricing_model"
-    assert re.search(rf"PASS {test}\w* \.* \[", lines)
-    # but not those that what they name implies (raw's keys and NOT NULL columns, a mart's or a
-    # seed's own test, a view's own QUALIFY; pipelines/incremental.py implied_tests()): 21 of
-    # this step and 8 of the per-day marts' step, by name in the log
-    implied = "unique_columns_stg_page_snapshots_source__url__fetched_at"
-    assert implied not in lines
-    assert "unique_columns_int_price_snapshots_daily_day__source__provider" not in lines
-    assert re.search(r"view model intermediate\.int_price_snapshots_daily \.* \[\S*OK\S* in", lines)
-    run_log = max((demo_copy.home / "logs").glob("run-*.log")).read_text()
-    assert "22 data tests of the seeds left out" in run_log
-    said = dict(re.findall(r"- (gpuledger_\w+) - (\d+) data tests left out, implied by", run_log))
-    assert said == {"gpuledger_dbt_models": "21", "gpuledger_daily_marts": "8"}
-    assert "runs although it names what implies it" not in run_log
-    left = re.search(r"(\d+) views and seeds left as they are \(.*?\): (.*)", run_log)
-    assert left and {"stg_page_snapshots", "workload_classes"} <= set(left[2].split(", "))
-    assert "int_price_snapshots_daily" not in left[2].split(", ")
-    assert unchanged_materializations(demo_copy) >= {"staging/stg_page_snapshots",
-                                                     "reference/workload_classes"}  # fmt: skip
-    assert "emitted no result" not in log  # Dagster's note on each: in the run's log only
+    run_log = newest_run_log(demo_copy)
+    assert "rebuilding" not in run_log
+    # each dbt step asked dbt what changed since its last successful build (state:modified+
+    # against the manifest kept then): nothing
+    for step in (MODELS, MARTS):
+        asked = (dbt_folder(demo_copy, step, "ls") / "dbt.log").read_text()
+        assert "No nodes selected" in asked, step
+        assert (state_dir(demo_copy.home, step) / STATE).exists()
+    assert "changed since the step's last successful build" not in run_log
+    # every data test runs as dbt runs it, the views and seeds are built; the unit tests (they
+    # test the SQL, which did not change) are left to the builds where something changed
+    built = dbt_folder(demo_copy, MODELS)
+    ran = results(built)
+    for node in ("model.gpuledger.stg_page_snapshots", "seed.gpuledger.workload_classes"):
+        assert ran[node] == "success", node
+    for test in ("accepted_values_stg_price_observations_pricing_model",
+                 "unique_columns_stg_page_snapshots_source__url__fetched_at",
+                 "unique_columns_int_price_snapshots_daily_day__source__provider"):  # fmt: skip
+        assert passed(ran, test), test
+    assert len([u for u in ran if u.startswith("test.")]) > 40
+    assert unit_tests(ran) == []
+    marts_ran = results(dbt_folder(demo_copy, MARTS))
+    assert passed(marts_ran, RANK_TEST) and unit_tests(marts_ran) == []
+    assert "emitted no result" not in log  # every check of the steps gave its result
     assert query(demo_copy, "select count(*) from marts.fct_gpu_rankings_daily where day = ?",
                  [NEXT])[0][0] > 100  # fmt: skip
-    # the data tests over every price observation check the snapshots loaded since the demo's
-    # build began (less an hour); dbt ran them with that filter
-    # (said by the step that runs them, not by the per-day marts' step)
-    assert run_log.count("data tests over every price observation check the snapshots") == 1
-    assert "loaded_at >= timestamptz" in compiled_test(built, "accepted_values_stg_price_obse")
+    # the price rows' tests check every row (no filter on when a snapshot was loaded)
+    assert "loaded_at" not in compiled_test(built, "accepted_values_stg_price_obse")
+    # the as-of view's uniqueness test checks the day the marts read now (a past day's rows
+    # were checked when its marts were built)
+    snapshots_test = "unique_columns_int_price_snapshots_daily"
+    window = rf"day between date '{NEXT}'\s+and date '{NEXT}'"
+    assert re.search(window, compiled_test(built, snapshots_test))
     incremental = snapshot(demo_copy, tmp_path / "incremental")
     # the same day again: nothing changes, no alert is recorded twice; the published copy is
     # now the previous one brought up to date, and equal to the copy of the whole file
     refresh(demo_copy, NEXT)
     assert publish.publication(demo_copy)["method"] == "sync"
     assert differences(incremental, snapshot(demo_copy, tmp_path / "rerun")) == {}
-    # once more without the record of the step's last whole build, so that the implied tests
-    # run (nothing else of the project changed): the as-of view's uniqueness test, left out
-    # above (its own QUALIFY implies it), checks the day the marts read now (a past day's rows
-    # were checked when its marts were built); nothing changes either
-    con = duckdb.connect(str(demo_copy.db_path))
-    con.execute(
-        "delete from ops.dbt_fingerprints where model = '(project built by gpuledger_dbt_models)'"
-    )
-    con.close()
+    # every dbt command of the rerun took up the warehouse's parse state of its command (dbt
+    # would otherwise parse the whole project anew: the state `make manifest` wrote has
+    # another profile)
+    for step in (MODELS, MARTS):
+        for command in ("ls", "build"):
+            text = (dbt_folder(demo_copy, step, command) / "dbt.log").read_text()
+            assert "Unable to do partial parsing" not in text, (step, command)
+    assert (demo_copy.home / "dbt_parse" / "build.msgpack").exists()
+    # a model edited since the last build (its checksum in the kept state differs): it and what
+    # is built from it are rebuilt over every day, the run's log says which, the marts not
+    # built from it are written for the day only, and every day's rows are tested
+    mark_changed(demo_copy, MARTS, "fct_workload_cost_inputs_daily")
     refresh(demo_copy, NEXT)
-    snapshots_test = "unique_columns_int_price_snapshots_daily"
-    window = rf"day between date '{NEXT}'\s+and date '{NEXT}'"
-    tested = sorted((demo_copy.home / "dbt_runs").iterdir())[-2]
-    assert re.search(window, compiled_test(tested, snapshots_test))
-    assert differences(incremental, snapshot(demo_copy, tmp_path / "rerun2")) == {}
-    # both dbt commands of the rerun took up the warehouse's parse state (dbt would otherwise
-    # parse the whole project anew: the state `make manifest` wrote has another profile)
-    assert (demo_copy.home / "partial_parse.msgpack").exists()
-    reruns = sorted((demo_copy.home / "dbt_runs").iterdir())[-2:]
-    assert ["Unable to do partial parsing" in (run / "dbt.log").read_text() for run in reruns] == [
-        False,
-        False,
-    ]
-    # forget what was built: every per-day mart is rebuilt over every day through NEXT
-    con = duckdb.connect(str(demo_copy.db_path))
-    con.execute("delete from ops.dbt_fingerprints")
-    con.close()
-    refresh(demo_copy, NEXT)
-    assert "rebuilding 9 per-day marts over every day" in newest_run_log(demo_copy)
-    # without a recorded project every view goes to dbt, which leaves one whose stamp is that
-    # of this build as it is (macros/unchanged_relations.sql); the as-of view too: the same day
-    lines = (sorted((demo_copy.home / "dbt_runs").iterdir())[-2] / "dbt.log").read_text()
-    for name in ("view model staging.stg_page_snapshots", "seed file reference.workload_classes",
-                 "view model intermediate.int_price_snapshots_daily"):  # fmt: skip
-        assert re.search(rf"{re.escape(name)} \.* \[\S*unchanged\S* in", lines), name
-    # and with nothing recorded, every price row is tested, and the implied tests run again
-    assert "loaded_at" not in compiled_test(
-        sorted((demo_copy.home / "dbt_runs").iterdir())[-2], "unique_columns_stg_price_obser"
-    )
-    assert re.search(rf"PASS {implied} \.* \[", lines)
-    # and the as-of view's rows of every day
+    said = re.search(r"rebuilding (\d+) per-day marts over every day, their definition changed "
+                     r"since the step's last successful build \(dbt state:modified\+.*?\): (.*)",
+                     newest_run_log(demo_copy))  # fmt: skip
+    assert said, newest_run_log(demo_copy)[-3000:]
+    rebuilt = said[2].split(", ")
+    assert {"fct_workload_cost_inputs_daily", "fct_rank_changes"} <= set(rebuilt)
+    assert "fct_gpu_offers_daily" not in rebuilt and int(said[1]) == len(rebuilt)
+    full_run = results(dbt_folder(demo_copy, MARTS, "rebuild"))
+    assert full_run["model.gpuledger.fct_workload_cost_inputs_daily"] == "success"
+    assert set(full_run) == {f"model.gpuledger.{m}" for m in rebuilt}
     every_day = rf"day between date '{FULL_TEST_START}'\s+and date '{NEXT}'"
-    assert re.search(every_day, compiled_test(
-        sorted((demo_copy.home / "dbt_runs").iterdir())[-2], snapshots_test
-    ))  # fmt: skip
+    marts_build = dbt_folder(demo_copy, MARTS)
+    assert re.search(every_day, compiled_test(marts_build, RANK_TEST))
+    assert unit_tests(results(marts_build))  # the SQL changed: its unit tests run
+    assert publish.publication(demo_copy)["why"] == (
+        "per-day marts were rebuilt whole since the spare was made"
+    )
+    assert differences(incremental, snapshot(demo_copy, tmp_path / "changed")) == {}
+    # forget what was built (no kept state): every per-day mart is rebuilt over every day
+    # through NEXT, every data test checks every day, the unit tests run
+    shutil.rmtree(demo_copy.home / "dbt_state")
+    refresh(demo_copy, NEXT)
+    assert "rebuilding 9 per-day marts over every day, no earlier build of this step is kept" in (
+        newest_run_log(demo_copy)
+    )
+    built = dbt_folder(demo_copy, MODELS)
+    assert re.search(every_day, compiled_test(built, snapshots_test))
+    assert unit_tests(results(built))
     rebuilt = publish.publication(demo_copy)
     assert rebuilt["method"] == "copy"
     assert rebuilt["why"] == "per-day marts were rebuilt whole since the spare was made"
@@ -207,31 +218,27 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     assert query(full / "work.duckdb", days) == query(incremental / "work.duckdb", days)
 
 
-def test_only_a_whole_build_with_the_seeds_vouches_for_the_project(demo_copy):
-    """The project's digest lets the next build leave out the seeds' tests, so only a build
-    that loaded the seeds and ran their tests records it, not a run of a few marts."""
-    from pipelines import incremental
-    from pipelines.defs.resources import DBT_PROJECT
-
-    digest = incremental.project(DBT_PROJECT.manifest_path, DBT_PROJECT.project_dir).digest
-    row = "select fingerprint from ops.dbt_fingerprints where model = ?"
-    con = duckdb.connect(str(demo_copy.db_path))
-    con.execute("update ops.dbt_fingerprints set fingerprint = 'older' where model = ?",
-                [incremental.PROJECT_ROW])  # fmt: skip
-    con.close()
+def test_only_a_whole_build_of_a_step_keeps_its_state(demo_copy):
+    """The kept manifest tells the next build what changed since, so only a whole build of the
+    step keeps it, not a run of a few of its models (the others, changed, were not built)."""
+    kept = state_dir(demo_copy.home, MODELS) / STATE
+    mark_changed(demo_copy, MODELS, "stg_price_observations")
+    older = kept.read_text()
     out = io.StringIO()
     result = run_refresh(NEXT, offline=True, paths=demo_copy, out=out,
                          assets=["marts/source_health"],
                          extra_config={"deliver_alerts": False})  # fmt: skip
     assert result.success, out.getvalue()
-    assert query(demo_copy, row, [incremental.PROJECT_ROW]) == [("older",)]
-    refresh(demo_copy, NEXT)  # the whole job: the seeds' tests run (the recorded digest differs)
-    assert query(demo_copy, row, [incremental.PROJECT_ROW]) == [(digest,)]
+    assert kept.read_text() == older
+    refresh(demo_copy, NEXT)  # the whole job: every model of the step is built, its state kept
+    manifest = json.loads(kept.read_text())
+    (node,) = [n for n in manifest["nodes"].values() if n["name"] == "stg_price_observations"]
+    assert node["checksum"]["checksum"] != "0" * 64
 
 
 def test_a_bad_price_row_in_a_snapshot_loaded_since_the_last_build_fails_its_test(demo_copy):
-    """The price rows' tests check the snapshots loaded since the step's last whole build: a
-    snapshot that arrived with an unknown pricing model fails the build, named."""
+    """The price rows' tests check every row: a snapshot that arrived with an unknown pricing
+    model fails the build, named."""
     con = duckdb.connect(str(demo_copy.db_path))
     url = "https://example.invalid/late-catalog.csv"
     old_url, fetched_at = con.execute(
@@ -366,9 +373,7 @@ def test_on_a_generated_history_the_next_day_equals_a_full_rebuild(
     )[0]
     assert priced == 72
     assert moved == sum(len(set(series)) - 1 for *_, series in market.offers) > 0
-    con = duckdb.connect(str(demo_copy.db_path))
-    con.execute("delete from ops.dbt_fingerprints")
-    con.close()
+    shutil.rmtree(demo_copy.home / "dbt_state")  # forget what was built: every mart whole
     refresh(demo_copy, days[-1])
     assert "rebuilding 9 per-day marts over every day" in newest_run_log(demo_copy)
     assert differences(incremental, snapshot(demo_copy, tmp_path / "full")) == {}

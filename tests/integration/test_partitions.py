@@ -9,9 +9,9 @@ from datetime import timedelta
 import dagster as dg
 import pytest
 
-from pipelines import incremental
 from pipelines.backfill import backfill
 from pipelines.definitions import defs
+from pipelines.defs import dbt as dbt_defs
 from pipelines.defs.partitions import DAILY
 from pipelines.refresh import run_refresh
 from tests.conftest import DEMO_DAY, published_rows
@@ -37,6 +37,29 @@ def materialized_partitions(paths, run_id) -> dict[dg.AssetKey, set[str]]:
         event = record.event_log_entry.dagster_event
         found.setdefault(event.asset_key, set()).add(event.partition)
     return found
+
+
+def checked_materializations(paths, run_id) -> tuple[int, list[str]]:
+    """Every asset check of the run against the materialization it checked: (how many checks,
+    the checks whose target is not their asset's materialization of this run)."""
+    with dg.DagsterInstance.from_config(str(paths.dagster_home)) as instance:
+        mats = instance.get_records_for_run(
+            run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION, limit=10_000
+        ).records
+        checks = instance.get_records_for_run(
+            run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION, limit=10_000
+        ).records
+    by_key = {r.event_log_entry.dagster_event.asset_key: r.storage_id for r in mats}
+    wrong = []
+    for record in checks:
+        evaluation = record.event_log_entry.dagster_event.event_specific_data
+        target = evaluation.target_materialization_data
+        if target is None or (target.storage_id, target.run_id) != (
+            by_key.get(evaluation.asset_key),
+            run_id,
+        ):
+            wrong.append(evaluation.check_name)
+    return len(checks), wrong
 
 
 def status(paths, key: dg.AssetKey, days) -> dict[str, object]:
@@ -72,6 +95,9 @@ def test_a_day_materializes_exactly_its_partition_and_a_range_is_one_run(demo_co
     assert all(got[k] == {D1.isoformat()} for k in built)
     # the unpartitioned assets of the same run carry no partition
     assert got[dg.AssetKey(["marts", "dim_gpu"])] == {None}
+    # Dagster's own storage records each check against the materialization it checked
+    checks, wrong = checked_materializations(demo_copy, day.run_id)
+    assert checks > 80 and wrong == []
 
     with dg.DagsterInstance.from_config(str(demo_copy.dagster_home)) as instance:
         before = len(instance.get_run_records())
@@ -93,14 +119,15 @@ def test_a_failed_day_is_marked_failed_and_the_day_before_stays_published(demo_c
     assert run_refresh(D1, offline=True, paths=demo_copy, out=out,
                        extra_config={"deliver_alerts": False}).success  # fmt: skip
     published = publish.publication(demo_copy)
-    real = incremental.prepare
+    real = dbt_defs.run_window
 
-    def broken(con, current, as_of, start=None, **kw):
-        if as_of == D2 and any(n.materialized == "incremental" for n in current.values()):
+    def broken(context, gpuledger):
+        start, as_of = real(context, gpuledger)
+        if as_of == D2 and context.assets_def.partitions_def is not None:  # the per-day marts
             raise RuntimeError("disk full while building the per-day marts")
-        return real(con, current, as_of, start, **kw)
+        return start, as_of
 
-    monkeypatch.setattr(incremental, "prepare", broken)
+    monkeypatch.setattr(dbt_defs, "run_window", broken)
     failed = run_refresh(D2, offline=True, paths=demo_copy, out=out,
                          extra_config={"deliver_alerts": False})  # fmt: skip
     assert not failed.success
