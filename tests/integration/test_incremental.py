@@ -176,6 +176,13 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
             text = (dbt_folder(demo_copy, step, command) / "dbt.log").read_text()
             assert "Unable to do partial parsing" not in text, (step, command)
     assert (demo_copy.home / "dbt_parse" / "build.msgpack").exists()
+
+
+def test_a_changed_model_is_rebuilt_over_every_day_and_equals_the_incremental_day(
+    demo_copy, tmp_path
+):
+    refresh(demo_copy, NEXT)  # the day built incrementally, as above
+    incremental = snapshot(demo_copy, tmp_path / "incremental")
     # a model edited since the last build (its checksum in the kept state differs): it and what
     # is built from it are rebuilt over every day, the run's log says which, the marts not
     # built from it are written for the day only, and every day's rows are tested
@@ -207,6 +214,7 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
         newest_run_log(demo_copy)
     )
     built = dbt_folder(demo_copy, MODELS)
+    snapshots_test = "unique_columns_int_price_snapshots_daily"
     assert re.search(every_day, compiled_test(built, snapshots_test))
     assert unit_tests(results(built))
     rebuilt = publish.publication(demo_copy)
