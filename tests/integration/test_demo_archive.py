@@ -344,7 +344,10 @@ def test_changing_one_class_setting_changes_exactly_its_numbers(demo, tmp_path):
     seed = project / "seeds" / "workload_classes.csv"
     text = seed.read_text()
     assert ",llama-3.1-8b,bf16,bf16,1024,256,32," in text
-    db = tmp_path / "copy.duckdb"
+    # the warehouse's own file name: DuckDB names the database after it, and dbt's state
+    # comparison takes a node in another database for a changed one
+    db = tmp_path / "copy" / paths.db_path.name
+    db.parent.mkdir()
     shutil.copy(paths.db_path, db)
     costs = """select workload_class, day, option_key, cost_per_accepted_output, gpus_needed
                from marts.fct_workload_costs_daily order by all"""

@@ -40,8 +40,9 @@ def materialized_partitions(paths, run_id) -> dict[dg.AssetKey, set[str]]:
 
 
 def checked_materializations(paths, run_id) -> tuple[int, list[str]]:
-    """Every asset check of the run against the materialization it checked: (how many checks,
-    the checks whose target is not their asset's materialization of this run)."""
+    """Every asset check Dagster's own storage recorded for the run: (how many, those of an
+    asset the run did not materialize or that failed with severity ERROR; the sources'
+    freshness checks warn on the demo's old captures)."""
     with dg.DagsterInstance.from_config(str(paths.dagster_home)) as instance:
         mats = instance.get_records_for_run(
             run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION, limit=10_000
@@ -49,15 +50,12 @@ def checked_materializations(paths, run_id) -> tuple[int, list[str]]:
         checks = instance.get_records_for_run(
             run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION, limit=10_000
         ).records
-    by_key = {r.event_log_entry.dagster_event.asset_key: r.storage_id for r in mats}
+    materialized = {r.event_log_entry.dagster_event.asset_key for r in mats}
     wrong = []
     for record in checks:
         evaluation = record.event_log_entry.dagster_event.event_specific_data
-        target = evaluation.target_materialization_data
-        if target is None or (target.storage_id, target.run_id) != (
-            by_key.get(evaluation.asset_key),
-            run_id,
-        ):
+        failed = not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR
+        if failed or evaluation.asset_key not in materialized:
             wrong.append(evaluation.check_name)
     return len(checks), wrong
 
@@ -95,7 +93,7 @@ def test_a_day_materializes_exactly_its_partition_and_a_range_is_one_run(demo_co
     assert all(got[k] == {D1.isoformat()} for k in built)
     # the unpartitioned assets of the same run carry no partition
     assert got[dg.AssetKey(["marts", "dim_gpu"])] == {None}
-    # Dagster's own storage records each check against the materialization it checked
+    # Dagster's own storage records every check of the run, each of an asset the run built
     checks, wrong = checked_materializations(demo_copy, day.run_id)
     assert checks > 80 and wrong == []
 

@@ -27,32 +27,6 @@ def test_gpu_slices_are_set_aside_with_their_reason_and_row():
     assert json.loads(slices[0]["raw"])["price_per_hour"] == 0.454
 
 
-def test_the_warnings_of_checks_left_out_are_dropped_for_every_step_of_the_run():
-    """Dagster warns of a blocking check without a result when a later step starts: the tests
-    one dbt step left out (dim_gpu's, say) are still left out while the next step runs, and a
-    new run starts from none. Other warnings pass."""
-    import logging
-
-    from pipelines.defs.dbt import LeftOutChecks
-
-    def warning(check: str) -> logging.LogRecord:
-        message = (
-            f"Blocking asset check 'marts/dim_gpu:{check}' emitted no result in step "
-            "'gpuledger_dbt_models'; downstream step 'ops__published_warehouse' will proceed"
-        )
-        return logging.LogRecord("dagster", logging.WARNING, "", 0, message, None, None)
-
-    left = LeftOutChecks()
-    left.left_out("run-1", ["unique_dim_gpu_gpu_id"])
-    left.left_out("run-1", ["unique_columns_coverage_daily_day"])  # the per-day marts' step
-    assert not left.filter(warning("unique_dim_gpu_gpu_id"))
-    assert not left.filter(warning("unique_columns_coverage_daily_day"))
-    assert left.filter(warning("not_null_dim_gpu_gpu_id"))  # not left out: a real warning
-    assert left.filter(logging.LogRecord("dagster", logging.INFO, "", 0, "other", None, None))
-    left.left_out("run-2", [])
-    assert left.filter(warning("unique_dim_gpu_gpu_id"))
-
-
 def test_only_the_newest_dbt_run_folders_are_kept(tmp_path):
     from pipelines.defs.dbt import prune_run_folders
 
