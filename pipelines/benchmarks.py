@@ -132,18 +132,24 @@ def _system_hints(files: list[tuple[Path, str]]) -> dict[Path, dict[str, str]]:
     return found
 
 
-def _tree_files(path: Path, layout: dict[str, str]) -> tuple[list[Path], list[Path]]:
-    """Where MLCommons keeps the system and measurement files of a result in its tree."""
+def _tree_files(path: Path, layout: dict[str, str]) -> tuple[list[Path], list[Path], bool]:
+    """Where MLCommons keeps the system and measurement files of a result in its tree. A
+    submission that published measurements/ for one scenario only serves the other scenarios of
+    the same system and benchmark from it (the third value says so)."""
     parts = path.parts
     if not layout.get("submitter"):
-        return [], []
+        return [], [], False
     for i in range(len(parts) - 1, -1, -1):
         if parts[i] == "results" and i >= 1 and parts[i - 1] == layout["submitter"]:
             sub = Path(*parts[:i])  # .../closed/<submitter>
             system = sub / "systems" / f"{layout['system']}.json"
             measured = sub / "measurements" / layout["system"] / layout["benchmark"]
-            return [system], sorted((measured / layout["scenario"]).glob("*.json"))
-    return [], []
+            own = sorted((measured / layout["scenario"]).glob("*.json"))
+            if any(_read_hints(m).get("precision") for m in own):
+                return [system], own, False
+            others = sorted(m for m in measured.glob("*/*.json") if m.parent.name != layout["scenario"])
+            return [system], [*own, *others], bool(others)
+    return [], [], False
 
 
 def _hints_for(path: Path, display: str, found: dict[Path, dict[str, str]]) -> dict[str, str]:
@@ -151,7 +157,7 @@ def _hints_for(path: Path, display: str, found: dict[Path, dict[str, str]]) -> d
         return {}
     layout = benchmarks.mlperf_layout(display)
     if layout:
-        systems, measurements = _tree_files(path, layout)
+        systems, measurements, borrowed = _tree_files(path, layout)
         # the system file of the tree, or one given beside the result folder under its name
         named = [p for p in found if p.stem == layout["system"] and "gpu" in found[p]]
         hints: dict[str, str] = {}
@@ -160,7 +166,11 @@ def _hints_for(path: Path, display: str, found: dict[Path, dict[str, str]]) -> d
                 hints.update(found.get(candidate) or _read_hints(candidate))
                 break
         for m in measurements:
-            hints.update(found.get(m) or _read_hints(m))
+            measured = found.get(m) or _read_hints(m)
+            if measured.get("precision") and "precision" not in hints:
+                hints.update(measured)
+        if borrowed and "precision" in hints:
+            hints["precision_source"] = "other_scenario"
         if hints:
             return hints
     for folder in [path.parent, *path.parent.parents]:

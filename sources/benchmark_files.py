@@ -15,7 +15,11 @@ per tool, the detection and the shared rules for units, percentiles and hardware
 - sglang_bench_serving: SGLang `bench_serving --output-file` JSONL (`Infinity` allowed; a
   `server_info` object, where newer versions write one, names the model path, TP size and
   quantization)
-- mlperf_summary_results, mlperf_log_summary, mlperf_log_detail: MLPerf Inference results. In
+- mlperf_summary_results: an MLPerf Inference round's summary (`summary_results.json`, an array,
+  or v6.1's `summary.json`, a pandas index-layout object): closed-division LLM token-throughput
+  records become runs with their submitter, round, system, scenario, division and suite; other
+  benchmarks and units are skipped with the reason (sources/benchmarks/mlperf_summary.py)
+- mlperf_log_summary, mlperf_log_detail: MLPerf Inference results. In
   MLCommons' results tree (closed/<submitter>/results/<system>/<benchmark>/<scenario>/
   performance/run_1/) the benchmark folder names the model, closed/<submitter>/systems/
   <system>.json the GPU and its count (accelerators_per_node x number_of_nodes) and
@@ -68,7 +72,8 @@ KIND = "benchmark"
 PARSER_VERSION = "1"
 EXPECTED_ROWS = (0, 1_000_000)  # an MLPerf system description carries no run of its own
 HINT_KEYS = ("gpu", "gpu_count", "model", "precision", "stack", "stack_version",
-             "tensor_parallel", "hardware_source", "organization")  # fmt: skip
+             "tensor_parallel", "hardware_source", "organization",
+             "precision_source")  # fmt: skip
 MAX_FILE_BYTES = int(float(os.environ.get("GPULEDGER_MAX_BENCHMARK_MB", "64")) * 1024 * 1024)
 
 
@@ -94,10 +99,16 @@ def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
     path, hints = split_url(url)
     ctx = benchmarks.Context(where=path, path=path, hints=hints)
     fmt, doc = benchmarks.detect(content, path)
-    runs, errors = [], []
+    runs, errors, skipped = [], [], []
     for item in benchmarks.parse_document(fmt, doc, ctx):
         if isinstance(item, benchmarks.RowProblem):
             errors.append(RowError(path, item.run_ref, "row", item.reason, item.raw))
+            continue
+        if isinstance(item, benchmarks.Problem):
+            errors.append(RowError(path, item.run_ref, item.field, item.reason, item.raw))
+            continue
+        if isinstance(item, benchmarks.Skipped):
+            skipped.append(RowError(path, item.run_ref, "<record>", item.reason, ""))
             continue
         if all(
             getattr(item, f) is None
@@ -130,8 +141,9 @@ def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
             continue
         runs.append(item)
     if fmt not in ("mlperf_system", "mlperf_measurements") and not runs and not errors:
-        raise ParseError(path, "<document>", f"{fmt}: the file holds no run")
-    return ParseResult([], errors, benchmark_runs=runs)
+        why = f" ({len(skipped)} records skipped: {skipped[0].reason})" if skipped else ""
+        raise ParseError(path, "<document>", f"{fmt}: the file holds no run{why}")
+    return ParseResult([], errors, benchmark_runs=runs, skipped=skipped)
 
 
 def detect_format(content: bytes, where: str) -> str:

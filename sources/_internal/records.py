@@ -218,6 +218,14 @@ class BenchmarkRun:
     # the organisation that published the result (a vendor's performance table, a benchmark
     # repository's owner, an MLPerf submitter); None when the file does not say and nobody named it
     organization: str | None = None
+    # MLPerf's round ("v5.1"), system name, division (closed | open) and suite (datacenter | edge)
+    round: str | None = None
+    system: str | None = None
+    division: str | None = None
+    suite: str | None = None
+    # where the precision came from when not the run's own record: other_scenario (an MLPerf
+    # system's precision published for another scenario of the same benchmark)
+    precision_source: str | None = None
 
     def __post_init__(self) -> None:
         if self.hardware_source not in HARDWARE_SOURCES:
@@ -244,3 +252,6 @@ class ParseResult:
     rates: list[FxRate] = dataclasses.field(default_factory=list)
     api_prices: list[ApiPrice] = dataclasses.field(default_factory=list)
     benchmark_runs: list[BenchmarkRun] = dataclasses.field(default_factory=list)
+    # records a reader passed over by design (another benchmark, another unit), with the reason:
+    # not errors, not quarantined
+    skipped: list[RowError] = dataclasses.field(default_factory=list)

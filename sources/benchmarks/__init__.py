@@ -29,11 +29,14 @@ from sources.benchmarks.common import Context, params_b, path_gpu
 from sources.benchmarks.csv_tables import RowProblem
 from sources.benchmarks.detect import READERS, detect, is_published_table, parse_document
 from sources.benchmarks.mlperf import mlperf_layout, mlperf_measurement_hints, mlperf_system_hints
+from sources.benchmarks.mlperf_summary import Problem, Skipped
 
 __all__ = [
     "READERS",
     "Context",
+    "Problem",
     "RowProblem",
+    "Skipped",
     "detect",
     "is_published_table",
     "mlperf_layout",

@@ -14,7 +14,8 @@ from sources.benchmarks.genai_perf import aiperf_csv, genai_perf
 from sources.benchmarks.inferencex import inferencex_run
 from sources.benchmarks.llmperf import llmperf_individual, llmperf_summary
 from sources.benchmarks.mlc_perf_bench import is_mlc_perf_bench, mlc_perf_bench
-from sources.benchmarks.mlperf import mlperf_log_detail, mlperf_log_summary, mlperf_summary_results
+from sources.benchmarks.mlperf import mlperf_log_detail, mlperf_log_summary
+from sources.benchmarks.mlperf_summary import mlperf_summary
 from sources.benchmarks.optimum_benchmark import optimum_benchmark
 from sources.benchmarks.rocm_vllm_tables import is_rocm_vllm_tables, rocm_vllm_tables
 from sources.benchmarks.sglang import sglang_jsonl
@@ -123,6 +124,10 @@ def _detect_json(doc: Any, where: str) -> str:
             return "mlperf_measurements"
         if {"engine", "performance", "request_info"} <= keys:
             return "trtllm_bench_json"
+        # v6.1's summary.json: pandas' index layout, {"0": {record}, "1": ...}
+        first = doc.get("0")
+        if isinstance(first, dict) and {"Organization", "Result", "Units"} <= set(first):
+            return "mlperf_summary_results"
     if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc):
         first = doc[0]
         if "Performance_Result" in first and ("Accelerator" in first or "Platform" in first):
@@ -166,7 +171,7 @@ READERS = {
     "vllm_latency": vllm_latency,
     "vllm_console": vllm_console,
     "sglang_bench_serving": _sglang,
-    "mlperf_summary_results": mlperf_summary_results,
+    "mlperf_summary_results": mlperf_summary,
     "mlperf_log_summary": mlperf_log_summary,
     "mlperf_log_detail": mlperf_log_detail,
     "mlperf_system": lambda doc, ctx: [],  # hardware for the results beside it, no run of its own

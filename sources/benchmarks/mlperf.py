@@ -1,5 +1,6 @@
-"""MLPerf Inference: `summary_results.json`, a result folder's `mlperf_log_summary.txt` and
-`mlperf_log_detail.txt` (MLLOG lines), and the hardware of a `systems/<system>.json`."""
+"""MLPerf Inference: a result folder's `mlperf_log_summary.txt` and `mlperf_log_detail.txt`
+(MLLOG lines), and the hardware of a `systems/<system>.json` (a round's summary file is read by
+mlperf_summary.py)."""
 
 from __future__ import annotations
 
@@ -8,67 +9,41 @@ import re
 from typing import Any
 
 from sources._internal.records import BenchmarkRun, ParseError
-from sources.benchmarks.common import (
-    Context,
-    base_run,
-    num,
-    precision_of,
-    split_stack,
-    whole,
-)
-
-
-def mlperf_summary_results(doc: list, ctx: Context) -> list[BenchmarkRun]:
-    """MLPerf Inference `summary_results.json`: one record per (system, model, scenario)."""
-    runs = []
-    for i, rec in enumerate(doc):
-        if not isinstance(rec, dict):
-            raise ParseError(ctx.where, f"[{i}]", "not a result record")
-        units = str(rec.get("Performance_Units") or "")
-        value = num(rec.get("Performance_Result"))
-        unit = (
-            "tokens"
-            if "token" in units.lower()
-            else "samples"
-            if "sample" in units.lower()
-            else "requests"
-        )
-        stack, version = split_stack(rec.get("Software"))
-        runs.append(
-            base_run(
-                ctx,
-                f"[{i}] {rec.get('ID', '')}".strip(),
-                "mlperf_summary_results",
-                "mlperf inference",
-                tool_version=rec.get("version"),
-                model_id=rec.get("Model") or rec.get("UsedModel"),
-                precision=precision_of(rec.get("weight_data_types")),
-                serving_stack=stack,
-                serving_stack_version=version,
-                gpu_name_raw=rec.get("Accelerator"),
-                gpu_count=whole(rec.get("a#")),
-                scenario=rec.get("Scenario"),
-                output_tokens_per_s=value if unit == "tokens" else None,
-                output_unit=unit,
-                output_units_per_s=value,
-            )
-        )
-    return runs
+from sources.benchmarks.common import Context, base_run, num, whole
+from sources.benchmarks.mlperf_summary import mlperf_stack, weight_precision
 
 
 # MLCommons' results tree: closed|open/<submitter>/results/<system>/<benchmark>/<scenario>/
 # performance/run_1/<file> (inference_results_v4.1 and later; the benchmark folder names the model)
 _LAYOUT = re.compile(
-    r"(?:^|/)(?:(?:closed|open|preview)/(?P<submitter>[^/]+)/results/)?(?P<system>[^/]+)/"
+    r"(?:^|/)(?:(?P<division>closed|open|preview)/(?P<submitter>[^/]+)/results/)?(?P<system>[^/]+)/"
     r"(?P<benchmark>[^/]+)/(?P<scenario>Offline|Server|Interactive|SingleStream|MultiStream)/"
     r"(?:performance|accuracy)/"
 )
 
 
+_ROUND = re.compile(r"inference(?:_results)?_(v\d+\.\d+)", re.I)
+
+
 def mlperf_layout(path: str) -> dict[str, str] | None:
-    """submitter, system, benchmark and scenario of a file in MLCommons' results tree."""
+    """division, submitter, system, benchmark and scenario of a file in MLCommons' results tree
+    (division and submitter only inside closed|open/<submitter>/results/)."""
     m = _LAYOUT.search(path.replace("\\", "/"))
     return m.groupdict() if m else None
+
+
+def _publisher(ctx: Context) -> dict[str, str | None]:
+    """Submitter, system, division and round of a result in MLCommons' results tree (the round
+    from a folder named like the results repository, "inference_results_v4.1")."""
+    layout = mlperf_layout(ctx.path) or {}
+    found = _ROUND.search(ctx.path)
+    return {
+        "organization": layout.get("submitter"),
+        "system": layout.get("system"),
+        "division": layout.get("division"),
+        "round": found.group(1).lower() if found else None,
+        "precision_source": ctx.hints.get("precision_source"),
+    }
 
 
 def _model_of(sut_or_model: str | None, ctx: Context) -> tuple[str | None, str | None]:
@@ -141,6 +116,7 @@ def mlperf_log_summary(text: str, ctx: Context) -> BenchmarkRun:
         output_unit=unit,
         output_units_per_s=per_s,
         percentile_source="tool_summary",
+        **_publisher(ctx),
         **lat,
     )
 
@@ -198,6 +174,7 @@ def mlperf_log_detail(text: str, ctx: Context) -> BenchmarkRun:
         output_unit="tokens" if tokens is not None else "samples",
         output_units_per_s=tokens if tokens is not None else samples,
         percentile_source="tool_summary",
+        **_publisher(ctx),
         **lat,
     )
 
@@ -205,7 +182,7 @@ def mlperf_log_detail(text: str, ctx: Context) -> BenchmarkRun:
 def mlperf_measurement_hints(doc: dict) -> dict[str, str]:
     """An MLPerf `measurements/<system>/<benchmark>/<scenario>/*.json` as the precision of the
     results of that system, benchmark and scenario."""
-    precision = precision_of(str(doc.get("weight_data_types") or ""))
+    precision = weight_precision(doc.get("weight_data_types"))
     return {"precision": precision} if precision else {}
 
 
@@ -216,8 +193,8 @@ def mlperf_system_hints(doc: dict) -> dict[str, str]:
     hints = {
         "gpu": str(doc.get("accelerator_model_name") or ""),
         "gpu_count": str(per_node * nodes) if per_node else "",
-        "stack": split_stack(doc.get("framework"))[0] or "",
-        "stack_version": split_stack(doc.get("framework"))[1] or "",
+        "stack": mlperf_stack(doc.get("framework"))[0] or "",
+        "stack_version": mlperf_stack(doc.get("framework"))[1] or "",
         "hardware_source": "system_description",
     }
     return {k: v for k, v in hints.items() if v}
