@@ -147,7 +147,9 @@ def _tree_files(path: Path, layout: dict[str, str]) -> tuple[list[Path], list[Pa
             own = sorted((measured / layout["scenario"]).glob("*.json"))
             if any(_read_hints(m).get("precision") for m in own):
                 return [system], own, False
-            others = sorted(m for m in measured.glob("*/*.json") if m.parent.name != layout["scenario"])
+            others = sorted(
+                m for m in measured.glob("*/*.json") if m.parent.name != layout["scenario"]
+            )
             return [system], [*own, *others], bool(others)
     return [], [], False
 

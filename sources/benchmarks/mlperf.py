@@ -12,7 +12,6 @@ from sources._internal.records import BenchmarkRun, ParseError
 from sources.benchmarks.common import Context, base_run, num, whole
 from sources.benchmarks.mlperf_summary import mlperf_stack, weight_precision
 
-
 # MLCommons' results tree: closed|open/<submitter>/results/<system>/<benchmark>/<scenario>/
 # performance/run_1/<file> (inference_results_v4.1 and later; the benchmark folder names the model)
 _LAYOUT = re.compile(

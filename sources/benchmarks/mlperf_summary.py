@@ -35,7 +35,8 @@ FIELDS = {
     "organization": ("Organization", "Submitter"),
     "division": ("Division", "Category"),
     "suite": ("SystemType", "Suite"),
-    "system": ("SystemName", "System"),
+    "system": ("Platform", "Platform"),  # the results folder's name; else the system's name
+    "system_name": ("SystemName", "System"),
     "model": ("Model", "Model"),
     "scenario": ("Scenario", "Scenario"),
     "result": ("Result", "Performance_Result"),
@@ -81,7 +82,10 @@ def records(doc: Any) -> list[tuple[str, str, dict]]:
 
 def normalise(rec: dict, layout: str) -> dict[str, Any]:
     pick = 0 if layout == "index" else 1
-    return {name: rec.get(fields[pick]) for name, fields in FIELDS.items()}
+    out = {name: rec.get(fields[pick]) for name, fields in FIELDS.items()}
+    if not str(out["system"] or "").strip():
+        out["system"] = out["system_name"]
+    return out
 
 
 # precision words in a weight_data_types text, with their bits; KV-cache mentions are removed first
@@ -135,7 +139,7 @@ def mlperf_stack(text: Any) -> tuple[str | None, str | None]:
     for pattern, name in _STACKS:
         m = pattern.search(text)
         if m:
-            version = _VERSION.match(text[m.end():])
+            version = _VERSION.match(text[m.end() :])
             return name, version.group(1).rstrip(".,;") if version else None
     return split_stack(text)
 
@@ -159,7 +163,9 @@ def _skip_reason(n: dict) -> str | None:
     model = str(n["model"] or "")
     units = str(n["units"] or "")
     if str(n["division"] or "").lower() != "closed":
-        return f"{n['division']} division: MLPerf's open division changes model or data; closed only"
+        return (
+            f"{n['division']} division: MLPerf's open division changes model or data; closed only"
+        )
     if not LLM.search(model):
         return f"{model or 'no model'}: not an LLM benchmark (no token throughput)"
     if units.strip().lower() != "tokens/s":
@@ -174,7 +180,9 @@ def mlperf_summary(doc: Any, ctx: Context) -> list:
     normal = []
     for ref, layout, rec in rows:
         if not isinstance(rec, dict):
-            out.append(Problem(ref, "<record>", "not a result record (an object expected)", str(rec)))
+            out.append(
+                Problem(ref, "<record>", "not a result record (an object expected)", str(rec))
+            )
             continue
         normal.append((ref, rec, normalise(rec, layout)))
     # a precision published for one scenario serves the other scenarios of the same system and
@@ -193,8 +201,9 @@ def mlperf_summary(doc: Any, ctx: Context) -> list:
             continue
         value = num(n["result"])
         if value is None or value <= 0:
-            out.append(Problem(run_ref, FIELDS["result"][0 if "Result" in rec else 1],
-                               f"not a positive throughput: {n['result']!r}", _raw(rec)))  # fmt: skip
+            field = FIELDS["result"][0 if "Result" in rec else 1]
+            why = f"not a positive throughput: {n['result']!r}"
+            out.append(Problem(run_ref, field, why, _raw(rec)))
             continue
         count, bad = _count(n)
         if bad:

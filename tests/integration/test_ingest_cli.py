@@ -36,7 +36,7 @@ def test_ingest_files_and_folders_then_again(tmp_path):
     out = first.stdout
     assert "quarantined batch/notes.txt" in out
     assert "archived    batch/inhouse.csv  1 runs (gpuledger_csv), 1 quarantined" in out
-    assert "unchanged   batch/mlperf/v4.1_summary_results.FIRST11.json  11 runs" in out
+    assert "unchanged   batch/mlperf/v4.1_summary_results.FIRST11.json  8 runs" in out
     con = duckdb.connect(str(home / "gpuledger.duckdb"), read_only=True)
     try:
         got = con.execute(

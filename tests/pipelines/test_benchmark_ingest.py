@@ -151,3 +151,32 @@ def test_inbox_is_picked_up_offline_and_emptied_without_losing_anything(tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == outside_before
     reasons = query(home, "select reason from raw.quarantine where item_ref = '<file>'")
     assert len(reasons) == 1 and "over the" in reasons[0][0]
+
+
+def test_a_scenario_without_measurements_takes_the_other_scenarios_precision(tmp_path):
+    """Constructed from the real results-tree excerpt (Fujitsu's 8 x L40S, llama2-70b-99): the
+    Server scenario's measurements/ folder removed, as submissions that publish measurements for
+    one scenario only lay it out. The Server run takes the Offline measurement's fp16, marked."""
+    tree = Path(__file__).resolve().parents[2] / "warehouse/demo_benchmarks/mlperf_inference_v4.1"
+    copy = tmp_path / "mlperf_inference_v4.1"
+    fujitsu = "closed/Fujitsu"
+    shutil.copytree(tree / fujitsu, copy / fujitsu)
+    shutil.rmtree(copy / fujitsu / "measurements/CDI_L40Sx8_TRT/llama2-70b-99/Server")
+    archive = Archive(tmp_path / "archive")
+    outcomes = {o.display: o for o in benchmarks.archive_files(archive, [copy])}
+    results = "mlperf_inference_v4.1/closed/Fujitsu/results/CDI_L40Sx8_TRT/llama2-70b-99"
+    server = outcomes[f"{results}/Server/performance/run_1/mlperf_log_summary.txt"].url
+    offline = outcomes[f"{results}/Offline/performance/run_1/mlperf_log_summary.txt"].url
+    assert "precision=fp16" in server and "precision_source=other_scenario" in server
+    assert "precision=fp16" in offline and "precision_source" not in offline
+    snap = next(s for s in archive.snapshots() if s.url == server)
+    (run,) = benchmark_files.parse(
+        archive.read(snap.sha256), snap.url, snap.fetched_at_dt
+    ).benchmark_runs
+    assert (run.precision, run.precision_source, run.scenario) == (
+        "fp16",
+        "other_scenario",
+        "Server",
+    )
+    assert (run.organization, run.system, run.round) == ("Fujitsu", "CDI_L40Sx8_TRT", "v4.1")
+    assert (run.gpu_name_raw, run.gpu_count, run.output_tokens_per_s) == ("NVIDIA L40S", 8, 3218.55)

@@ -9,7 +9,8 @@
 --      (e.g. GpuInfo) is used only when it picks exactly one candidate (catalogs sometimes put host
 --      RAM there);
 --   5. exactly one catalog row left -> resolved; none -> unknown; several -> ambiguous;
---   6. benchmark files only: a name with no variant ("8xH200", "H100", "A100 80GB") whose
+--   6. a name that lists several GPU kinds (a heterogeneous MLPerf system) stays unresolved;
+--   7. benchmark files only: a name with no variant ("8xH200", "H100", "A100 80GB") whose
 --      candidates include exactly one SXM part -> that part, resolution assumed_sxm (the rule the
 --      published 8-GPU benchmark servers follow: HGX/DGX boards are SXM). Price rows stay
 --      ambiguous: a provider's plain name is settled by an alias for that provider.
@@ -45,7 +46,10 @@ keyed as (
     select
         *,
         {{ gpu_name_key('gpu_name_raw') }} as name_key,
-        upper(gpu_name_raw || ' ' || offer_id) as hint_text
+        upper(gpu_name_raw || ' ' || offer_id) as hint_text,
+        -- a heterogeneous system names several GPU kinds ("NVIDIA H200-SXM-141GB + AMD Instinct
+        -- MI350X", "MI300X 192GB HBM3 (x8) and ... MI355X"): no one kind to resolve to
+        regexp_matches(upper(gpu_name_raw), '\+|\bAND\b|\(X[0-9]+\),') as is_mixed
     from names
 ),
 
@@ -154,11 +158,13 @@ select
     h.name_memory_gb,
     s.candidate_gpu_ids,
     case
+        when h.is_mixed then null
         when s.n_memory_matches = 1 then s.memory_match_gpu_id
         when s.n_candidates = 1 then s.only_gpu_id
         when {{ assumes_sxm('h', 's') }} then s.sxm_gpu_id
     end as gpu_id,
     case
+        when h.is_mixed then 'unknown'
         when h.family is null then 'unknown'
         when coalesce(s.n_candidates, 0) = 0 then 'unknown'
         when s.n_memory_matches = 1 or s.n_candidates = 1 then 'resolved'
@@ -166,6 +172,7 @@ select
         else 'ambiguous'
     end as resolution,
     case
+        when h.is_mixed then 'names several GPU kinds (a heterogeneous system): no one kind to resolve to'
         when h.family is null then 'no catalog family or alias matches name key ' || h.name_key
         when coalesce(s.n_candidates, 0) = 0
             then

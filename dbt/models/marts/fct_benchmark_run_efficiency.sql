@@ -18,8 +18,10 @@
 -- number of sequences in flight).
 -- KV cache at 2 bytes per value (the files do not say; BF16 is the engines' default). The GPU's
 -- specs are those known on the as-of day (fct_gpu_specs). system_key groups the runs of one
--- system and setup (the result folder, GPU and count): verification predicts each run without
--- the runs of its system and file.
+-- system and setup (the MLPerf submitter's system, else the result folder; GPU and count):
+-- verification predicts each run without the runs of its system and file. organization, round,
+-- scenario and the serving stack come from fct_benchmark_runs (grouped cross-validation; MLPerf's
+-- Offline = max throughput, Server / Interactive = throughput under latency limits).
 with runs as (
     select * from {{ ref('fct_benchmark_runs') }}
     where is_resolved
@@ -67,7 +69,9 @@ conditions as (
             when r.request_rate > 0 and coalesce(r.e2e_mean_ms, r.e2e_p50_ms) > 0 then 'little_law'
             when r.request_rate is null then 'offline_default'
         end as batch_source,
-        regexp_replace(r.file_path, '/[^/]*$', '') || '|' || r.gpu_id || '|' || r.gpu_count as system_key
+        -- an MLPerf system is its submitter's system, whichever file carries it
+        coalesce(r.organization || '/' || r.system, regexp_replace(r.file_path, '/[^/]*$', ''))
+        || '|' || r.gpu_id || '|' || r.gpu_count as system_key
     from runs as r
     inner join {{ ref('dim_gpu') }} as g
         on r.gpu_id = g.gpu_id
@@ -126,6 +130,11 @@ tokens as (
         system_key,
         ingested_date,
         tool,
+        organization,
+        round,
+        scenario,
+        serving_stack,
+        serving_stack_version,
         model_id,
         model_ref,
         model_params_b,
@@ -190,9 +199,15 @@ images as (
     select
         run_key,
         file_path,
-        regexp_replace(file_path, '/[^/]*$', '') || '|' || gpu_id || '|' || gpu_count as system_key,
+        coalesce(organization || '/' || system, regexp_replace(file_path, '/[^/]*$', ''))
+        || '|' || gpu_id || '|' || gpu_count as system_key,
         ingested_date,
         tool,
+        organization,
+        round,
+        scenario,
+        serving_stack,
+        serving_stack_version,
         model_id,
         model_ref,
         model_params_b,

@@ -9,12 +9,14 @@
 --     as published, e.g. gpt-oss in MXFP4).
 --   success_rate: completed / attempted where the tool counted both; else goodput / request
 --     throughput where it measured goodput; else null (the tool did not count failures).
+--   input_len / output_len: the run's own; else (an MLPerf round summary's record) its
+--     benchmark's dataset means (mlperf_benchmarks), said by input_len_source / output_len_source.
+--   organization: who published the run (the MLPerf submitter; else the publishing repository's
+--     owner, benchmark_publishers); round, system, division, suite: MLPerf's.
 --   A run exported twice (the JSON and a CSV flattening of it, AIPerf's JSON and CSV, vLLM's
---   printed report and a CSV of it) is kept once: rows of the same tool (whatever its output
---   format) and serving stack with the same model size, precision, GPU, count, lengths,
---   concurrency, request rate and output throughput
---   (to 0.1 tok/s) are one measurement; the richer format (JSON or the printed report before
---   CSV) is canonical and the others point to it through duplicate_of.
+--   printed report and a CSV of it, an MLPerf result in the round summary and in the results
+--   tree) is kept once (measurement_key below); the richer format (JSON, the printed report, the
+--   MLPerf log) is canonical and the others point to it through duplicate_of.
 with accepted as (
     select *
     from ({{ accepted_rows(ref('stg_benchmark_runs'), 'benchmark_runs') }})
@@ -30,15 +32,30 @@ resolved as (
     select
         runs.* replace (
             coalesce(models.params_b, runs.model_params_b) as model_params_b,
-            coalesce(runs.precision, models.native_precision) as precision
+            coalesce(runs.precision, models.native_precision) as precision,
+            coalesce(runs.input_len, bench.mean_input_tokens) as input_len,
+            coalesce(runs.output_len, bench.mean_output_tokens) as output_len,
+            case
+                when runs.precision is not null and runs.precision_source = 'other_scenario'
+                    then 'other_scenario'
+                when runs.precision is not null then 'run'
+                when models.native_precision is not null then 'model_checkpoint'
+            end as precision_source,
+            coalesce(runs.organization, publishers.organization) as organization
         ),
+        case
+            when runs.input_len is null and bench.mean_input_tokens is not null
+                then 'benchmark_mean'
+            when runs.input_len is not null then 'run'
+        end as input_len_source,
+        case
+            when runs.output_len is null and bench.mean_output_tokens is not null
+                then 'benchmark_mean'
+            when runs.output_len is not null then 'run'
+        end as output_len_source,
         models.model_ref,
         coalesce(models.active_params_b, models.params_b, runs.model_params_b) as model_active_params_b,
         models.is_moe,
-        case
-            when runs.precision is not null then 'run'
-            when models.native_precision is not null then 'model_checkpoint'
-        end as precision_source,
         bench.benchmark as mlperf_benchmark,
         bench.server_ttft_p99_ms as benchmark_ttft_p99_limit_ms,
         bench.server_tpot_p99_ms as benchmark_tpot_p99_limit_ms,
@@ -52,13 +69,58 @@ resolved as (
     from accepted as runs
     left join {{ ref('int_benchmark_models_resolved') }} as models
         on runs.model_id = models.model_id
+    -- an Interactive result is its benchmark's interactive variant (llama2-70b-99 Interactive ->
+    -- llama2-70b-interactive-99, llama3.1-8b Interactive -> llama3.1-8b-interactive)
     left join {{ ref('mlperf_benchmarks') }} as bench
-        on runs.tool like 'mlperf%' and lower(runs.model_id) = bench.benchmark
+        on runs.tool like 'mlperf%'
+        and bench.benchmark = case
+            when runs.scenario = 'Interactive'
+                then regexp_replace(lower(runs.model_id), '^(.*?)(-99(\.9)?)?$', '\1-interactive\2')
+            else lower(runs.model_id)
+        end
+    left join {{ ref('benchmark_publishers') }} as publishers
+        on runs.organization is null
+        and regexp_matches(runs.file_path, publishers.path_pattern)
     left join {{ ref('int_gpu_names_resolved') }} as names
         on names.provider = 'benchmark'
         and runs.gpu_name_raw = names.gpu_name_raw
         and names.offer_id = ''
         and names.gpu_memory_gb is null
+),
+
+-- One key per measurement. An MLPerf result is its benchmark model, precision, GPU, count and
+-- scenario with its throughput (to 0.1 tok/s, as the round summaries round the logs' figures),
+-- whichever file kind carries it (a round summary's record, the results tree's log, a log outside
+-- the tree, an excerpt of the summary), and across the -99 / -99.9 variants that publish the
+-- same measurement twice; the log (with latencies) is canonical. Other runs: the same tool
+-- (whatever its output format) and serving stack, model size, precision, GPU, count, lengths,
+-- concurrency, request rate and output throughput.
+measured as (
+    select
+        *,
+        case
+            when tool like 'mlperf%' and scenario is not null and output_tokens_per_s is not null
+                then concat_ws(
+                        '|', 'mlperf', coalesce(model_ref, lower(model_id)), coalesce(precision, '-'),
+                        coalesce(gpu_id, gpu_name_raw, '-'), coalesce(cast(gpu_count as varchar), '-'),
+                        scenario, cast(round(output_tokens_per_s, 1) as varchar)
+                    )
+            else concat_ws(
+                    '|',
+                    regexp_replace(tool, ' \((csv|console)\)$', ''),
+                    coalesce(serving_stack, '-'),
+                    coalesce(cast(model_params_b as varchar), '-'),
+                    coalesce(precision, '-'),
+                    coalesce(gpu_id, gpu_name_raw, '-'),
+                    coalesce(cast(gpu_count as varchar), '-'),
+                    coalesce(cast(round(input_len) as varchar), '-'),
+                    coalesce(cast(round(output_len) as varchar), '-'),
+                    coalesce(cast(concurrency as varchar), '-'),
+                    coalesce(cast(request_rate as varchar), '-'),
+                    coalesce(cast(round(output_tokens_per_s, 1) as varchar), '-')
+                )
+        end as measurement_key
+    from resolved
 ),
 
 keyed as (
@@ -78,30 +140,14 @@ keyed as (
                 then least(goodput_rps / request_throughput_rps, 1.0)
         end as success_rate,
         row_number() over (
-            partition by
-                regexp_replace(tool, ' \((csv|console)\)$', ''),
-                serving_stack,
-                model_params_b,
-                precision,
-                coalesce(gpu_id, gpu_name_raw),
-                gpu_count,
-                round(input_len), round(output_len), concurrency, request_rate,
-                round(output_tokens_per_s, 1)
-            order by (format like '%csv'), snapshot_fetched_at, run_key
+            partition by measurement_key
+            order by (format like '%csv'), (format = 'mlperf_summary_results'), snapshot_fetched_at, run_key
         ) as measurement_rank,
         first_value(run_key) over (
-            partition by
-                regexp_replace(tool, ' \((csv|console)\)$', ''),
-                serving_stack,
-                model_params_b,
-                precision,
-                coalesce(gpu_id, gpu_name_raw),
-                gpu_count,
-                round(input_len), round(output_len), concurrency, request_rate,
-                round(output_tokens_per_s, 1)
-            order by (format like '%csv'), snapshot_fetched_at, run_key
+            partition by measurement_key
+            order by (format like '%csv'), (format = 'mlperf_summary_results'), snapshot_fetched_at, run_key
         ) as canonical_run_key
-    from resolved
+    from measured
 ),
 
 -- A setup outperformed in its own file: where one file measures several setups (its own names
@@ -158,6 +204,11 @@ select
     tool,
     tool_version,
     run_kind,
+    organization,
+    round,
+    system,
+    division,
+    suite,
     scenario,
     model_id,
     model_ref,
@@ -173,7 +224,6 @@ select
     serving_stack,
     serving_stack_version,
     setup,
-    organization,
     gpu_name_raw,
     gpu_id,
     gpu_resolution,
@@ -183,7 +233,9 @@ select
     api_provider,
     tensor_parallel,
     input_len,
+    input_len_source,
     output_len,
+    output_len_source,
     concurrency,
     request_rate,
     attempted,

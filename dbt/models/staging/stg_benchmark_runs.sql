@@ -61,5 +61,10 @@ select
     measured_at,
     setup,
     organization,
+    round,
+    system,
+    lower(division) as division,
+    lower(suite) as suite,
+    precision_source,
     parser_version
 from {{ source('raw', 'benchmark_runs') }}
