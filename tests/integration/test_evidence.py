@@ -28,12 +28,9 @@ def test_most_real_runs_are_resolved_and_most_ranked_cells_rest_on_them(demo):
                   count(*) filter (where is_resolved)
            from marts.fct_benchmark_runs""",
     )
-    # 89.0 % of the runs on GPUs (266 of 648 before issue 14; 618 of 677 before the 45 projected
-    # rows of dstack's CSVs were refused; 573 of 632 before the vendors' published tables, whose
-    # unresolved runs are NVIDIA's "GH200 480GB" (35), its Llama 4 Scout and Maverick runs named
-    # by the section title (70: no parameter count in the name or the model table) and MLC's
-    # A100 PCIe, A10G and 7900 XTX (31))
-    assert runs == [(1768, 1573)]
+    # 92.1 % of the runs on GPUs (573 of 632 before the four MLPerf round summaries brought 1,348
+    # closed-division LLM results; 266 of 648 before issue 14)
+    assert runs == [(1980, 1824)]
     why = dict(
         query(
             demo,
@@ -51,8 +48,9 @@ def test_most_real_runs_are_resolved_and_most_ranked_cells_rest_on_them(demo):
            group by 1 order by 1""",
         [DEMO_DAY],
     )
-    # 89 of 160 (82 before the vendors' published tables)
-    assert cells == [("calibrated", 83), ("estimated", 71), ("measured", 6)]
+    # 111 of 185 (82 of 160 before the MLPerf round summaries: B300, GB200, GB300, MI355X and
+    # RTX PRO 6000 gained runs)
+    assert cells == [("calibrated", 108), ("estimated", 74), ("measured", 3)]
     leaders = dict(
         query(
             demo,
@@ -60,10 +58,9 @@ def test_most_real_runs_are_resolved_and_most_ranked_cells_rest_on_them(demo):
             [DEMO_DAY],
         )
     )
-    # every leader measured or calibrated, but the three whose kind of GPU has no run: training
-    # (no training run is shipped) and two classes led by GPUs without runs of their own
+    # every leader measured or calibrated, but training (no training run is shipped)
     weak = {c for c, e in leaders.items() if e == "estimated"}
-    assert weak == {"lora-finetune-8b", "chat-8b", "chat-70b-latency"}
+    assert weak == {"lora-finetune-8b"}
     # and each says why, in the analysts' view and the report: its kind of GPU has no run (then
     # which GPUs' runs the estimate borrows), or no run of the workload's kind exists at all
     why = dict(
@@ -75,10 +72,6 @@ def test_most_real_runs_are_resolved_and_most_ranked_cells_rest_on_them(demo):
         )
     )
     assert why == {
-        "chat-8b": "estimated: no run on this kind of GPU; the model x the runs of H100 80GB, "
-        "H200 141GB",
-        "chat-70b-latency": "estimated: no run on this kind of GPU; the model x the runs of "
-        "H100 80GB, H200 141GB",
         "lora-finetune-8b": "estimated: the uncalibrated model; no run of this kind of workload "
         "exists",
     }
@@ -155,14 +148,13 @@ def test_a_run_whose_clients_pause_is_predicted_at_what_it_kept_in_flight(demo):
     # the runs whose files give no latency and rate to tell (dstack's vLLM throughput runs, the
     # SGLang sweeps) keep their concurrency
     assert sources == [
-        # the published tables, one folder per publisher: AMD's static batches (128) and
-        # max-throughput runs (48, at their --max-num-seqs), MLC's single streams (14)
-        ("", "concurrency", 190),
+        # InferenceX's MI355X runs (aggregated and per run), since the MI355X has datasheet specs
+        ("agg_bmk", "little_law", 20),
         # 80 before the 19 rows of Meta's checkpoint on 8x MI300X, outperformed by AMD's in the
         # same table, left the evidence (test_a_setup_its_own_file_outperformed_...)
         ("h100sxm5_vs_mi300x_llama3.1-405b-fp8", "concurrency", 61),
         ("pd_ratio_8xH200_sglang_gpt-oss-120b", "concurrency", 56),
-        ("per_run_bmk_results_0603_sa", "little_law", 15),
+        ("per_run_bmk_results_0603_sa", "little_law", 67),
         ("profile_export_aiperf@7250ddd_2026-01-15.json", "little_law", 1),
         ("single_gpu_decode.csv", "concurrency", 17),
     ]
@@ -285,8 +277,7 @@ def test_rank_min_evidence_and_explain_show_grade_and_runs(demo):
                      "--min-evidence", "calibrated", "--format", "json")  # fmt: skip
     result = json.loads(done.stdout)
     assert {g["evidence"] for g in result["gpus"]} <= {"measured", "calibrated"}
-    # 6 hidden and 10 shown until the vendors' published tables calibrated one more GPU kind
-    assert result["gpus_hidden"] == 5 and len(result["gpus"]) == 11
+    assert result["gpus_hidden"] == 5 and len(result["gpus"]) == 13
     text = gpuledger(demo, "explain", "--workload", "chat-70b", "--gpu", "nvidia-rtx-4090-24gb",
                      "--date", str(DEMO_DAY)).stdout  # fmt: skip
     # 8 PCIe cards: 0.7 per doubling = 0.343; calibrated by batch-1 runs, far from the class
@@ -294,4 +285,75 @@ def test_rank_min_evidence_and_explain_show_grade_and_runs(demo):
     # and 13B in 4-bit on one or two RTX 4090, before the llama.cpp runs of 7B/8B models)
     assert "pcie unit of 8 (tensor-parallel factor 0.34)" in text
     assert "runs on this kind of GPU" in text and "CAUTION" in text
-    assert "mlc_llm_perf_bench/llm-perf-bench@d401356f.md: Llama2-70B int4 on 2 x" in text
+    assert "llamacpp_xiongjiedai/" in text and "single_gpu_decode.csv" in text
+
+
+def test_the_evidence_base_at_scale(demo):
+    """The four MLPerf Inference round summaries (v4.1, v5.1, v6.0, v6.1) with the other shipped
+    files: over 1,000 resolved inference runs with an efficiency, from over 8 organisations, on
+    over 12 kinds of GPU; each MLPerf run with its submitter, round, scenario, the benchmark's
+    dataset lengths, its stack and version."""
+    base = query(
+        demo,
+        """select count(*), count(distinct organization), count(distinct gpu_id),
+                  count(*) filter (where tool = 'mlperf inference')
+           from marts.fct_benchmark_run_efficiency
+           where run_kind = 'inference' and efficiency > 0""",
+    )
+    assert base == [(1055, 41, 21, 759)]
+    n, orgs, kinds, _ = base[0]
+    assert n >= 1000 and orgs >= 8 and kinds >= 12
+    rounds = dict(
+        query(
+            demo,
+            """select coalesce(round, 'other files'), count(*)
+               from marts.fct_benchmark_run_efficiency
+               where run_kind = 'inference' and efficiency > 0 group by 1""",
+        )
+    )
+    assert rounds == {"other files": 294, "v4.1": 108, "v5.1": 261, "v6.0": 215, "v6.1": 177}
+    # RedHat's v5.1 H100 SXM with vLLM 0.10.0: Llama-3.1-8B FP8 at the dataset's mean lengths
+    redhat = query(
+        demo,
+        """select r.gpu_id, r.gpu_count, r.precision, r.serving_stack, r.serving_stack_version,
+                  r.input_len, r.input_len_source, r.output_len, e.organization, e.round,
+                  e.scenario, e.measured_tokens_per_s
+           from marts.fct_benchmark_runs r join marts.fct_benchmark_run_efficiency e using (run_key)
+           where r.run_ref like '[536] RedHat%'
+             and r.file_path = 'mlperf_summaries/v5.1_summary.json'""",
+    )
+    assert redhat == [("nvidia-h100-sxm-80gb", 1, "fp8", "vllm", "0.10.0", 870.73,
+                       "benchmark_mean", 128.0, "RedHat", "v5.1", "Offline", 5777.08)]  # fmt: skip
+    # a 288-GPU system (72 nodes of 4 GB200) counts every GPU; Interactive takes the interactive
+    # variant's limits
+    azure = query(
+        demo,
+        """select gpu_id, gpu_count, input_len, output_len, mlperf_benchmark
+           from marts.fct_benchmark_runs where run_ref like '["23"] Azure%'""",
+    )
+    assert azure == [("nvidia-gb200-nvl72-186gb", 288, 803.79, 3886.2274, "deepseek-r1")]
+    interactive = query(
+        demo,
+        """select distinct mlperf_benchmark, benchmark_ttft_p99_limit_ms,
+                  benchmark_tpot_p99_limit_ms from marts.fct_benchmark_runs
+           where model_id = 'llama2-70b-99' and scenario = 'Interactive'""",
+    )
+    assert interactive == [("llama2-70b-interactive-99", 450.0, 40.0)]
+    # the v4.1 summary's Fujitsu records are the results tree's measurements: counted once, the log
+    twins = query(
+        demo,
+        """select s.scenario, c.format, count(*) from marts.fct_benchmark_runs s
+           join marts.fct_benchmark_runs c on c.run_key = s.duplicate_of
+           where s.organization = 'Fujitsu' and s.system = 'CDI_L40Sx8_TRT'
+             and s.model_id like 'llama2%' group by all order by 1""",
+    )
+    assert twins == [("Offline", "mlperf_log_summary", 2), ("Server", "mlperf_log_summary", 2)]
+    # a heterogeneous cluster resolves to no kind of GPU, and says why
+    mixed = query(
+        demo,
+        """select unresolved_reason from marts.gpu_names_unresolved
+           where gpu_name_raw = 'NVIDIA H200-SXM-141GB + AMD Instinct MI350X 288GB HBM3e'""",
+    )
+    assert mixed == [
+        ("names several GPU kinds (a heterogeneous system): no one kind to resolve to",)
+    ]
