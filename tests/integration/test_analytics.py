@@ -79,9 +79,11 @@ def test_the_published_copy_says_what_it_holds(home):
     # the demo archive's figures
     assert pub["views"]["cheapest_gpu_daily"] == 871  # 13 classes (10 until issue 14 added 3)
     # 56 until results CSVs took the lengths the completed requests had: 18 dstack runs exported
-    # twice became one each, recalibrating reasoning-kimi-k2.5, whose 08-21 change fell away
-    assert pub["views"]["rank_changes"] == 55
-    assert pub["views"]["gpus"] == 48
+    # twice became one each, recalibrating reasoning-kimi-k2.5, whose 08-21 change fell away; 55
+    # until the MLPerf round summaries calibrated the RTX PRO 6000, which now leads six classes
+    # from the first day it is offered, so fewer leaders change hands
+    assert pub["views"]["rank_changes"] == 44
+    assert pub["views"]["gpus"] == 49  # the MI350X of the MLPerf summaries
 
 
 def test_cheapest_gpu_today_matches_the_ranking(home):
@@ -100,13 +102,13 @@ def test_cheapest_gpu_today_matches_the_ranking(home):
         )
     )
     assert leaders == ranked_first
-    # calibrated by 115 runs on B200, 100 of them NVIDIA's published TensorRT-LLM runs (Llama
-    # 3.3 70B in FP4 at TP 1-8 among them), the B200 leads chat-70b ahead of the H200 (before
-    # those runs its only evidence was InferenceX's Kimi K2.5, at 0.32 of the model's figure, and
-    # the H200 led)
-    assert leaders["chat-70b"] == "nvidia-b200-sxm-180gb"
+    # calibrated by MLPerf's FP4 and FP8 runs on 8 cards (measured 5-6x the model's figure, whose
+    # PCIe tensor-parallel factor is 0.34 at 8), the RTX PRO 6000 leads chat-70b; the H200, by its
+    # own runs, batch-70b
+    assert leaders["chat-70b"] == "nvidia-rtx-pro-6000-server-96gb"
     assert leaders["batch-70b"] == "nvidia-h200-sxm-141gb"
-    assert leaders["local-8b-int4"] == "nvidia-rtx-4090-24gb"
+    # and local-8b-int4, which the RTX 4090 led on llama.cpp's batch-1 runs
+    assert leaders["local-8b-int4"] == "nvidia-rtx-pro-6000-server-96gb"
 
 
 def test_break_even_is_rent_over_api_cost(home):
@@ -128,9 +130,9 @@ def test_break_even_is_rent_over_api_cost(home):
             assert api > gpu and break_even <= capacity
         else:
             assert break_even is None and api <= gpu
-    # measured by NVIDIA's published TensorRT-LLM runs of Llama 3.1/3.3 70B on H200 (4,465 tok/s
-    # for the class; 2,660 from the model calibrated at 0.72 before them), a rented H200 beats
-    # the API for batch-70b above the break-even volume, as a 32B model on a rented GPU does
+    # a 32B model on a rented GPU beats its API above the break-even volume, and so does a rented
+    # H200 on batch-70b since MLPerf's H200 runs calibrate it; chat-8b's API is cheaper at any
+    # volume
     assert verdicts["chat-13-34b"] == "renting_wins_above_break_even"
     assert verdicts["batch-70b"] == "renting_wins_above_break_even"
     assert verdicts["chat-8b"] == "api_always_cheaper"
@@ -183,7 +185,7 @@ def test_sql_command_answers_and_refuses_to_write(home):
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "workload_class,gpu_id"
-    assert "chat-70b,nvidia-b200-sxm-180gb" in lines and len(lines) == 14
+    assert "chat-70b,nvidia-rtx-pro-6000-server-96gb" in lines and len(lines) == 14
 
     refused = gpuledger(home, "sql", "delete from marts.fct_workload_cost_inputs_daily")
     assert refused.returncode == 1
@@ -213,7 +215,7 @@ def test_shell_reads_statements_and_dot_commands(home):
     )
     done = gpuledger(home, "shell", stdin=script)
     assert "analytics     workload_costs_daily" in done.stdout
-    assert "48" in done.stdout
+    assert "49" in done.stdout
     assert "gpu_id\namd-mi300x-192gb\n" in done.stdout
     assert "read-only" in done.stdout
     assert done.returncode == 1  # one statement failed (the write)
@@ -231,8 +233,8 @@ def test_export_writes_every_view_with_all_rows(home, tmp_path, fmt):
         assert con.execute(f"select count(*) from {reader}('{file}')").fetchone()[0] == counts[view]
     assert con.execute(
         f"select workload_class from {reader}('{tmp_path}/cheapest_gpu_daily.{fmt}') "
-        "where is_latest_day and gpu_id = 'nvidia-rtx-4090-24gb'"
-    ).fetchall() == [("local-8b-int4",)]
+        "where is_latest_day and gpu_id = 'nvidia-gb200-nvl72-186gb'"
+    ).fetchall() == [("reasoning-kimi-k2.5",)]
     unknown = gpuledger(home, "export", "--out", str(tmp_path), "--view", "nope")
     assert unknown.returncode == 2 and "no such analytics view: nope" in unknown.stderr
 
