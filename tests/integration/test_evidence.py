@@ -28,9 +28,10 @@ def test_most_real_runs_are_resolved_and_most_ranked_cells_rest_on_them(demo):
                   count(*) filter (where is_resolved)
            from marts.fct_benchmark_runs""",
     )
-    # 92.1 % of the runs on GPUs (573 of 632 before the four MLPerf round summaries brought 1,348
-    # closed-division LLM results; 266 of 648 before issue 14)
-    assert runs == [(1980, 1824)]
+    # 90.6 % of the runs on GPUs (573 of 632 before the vendors' published tables and the four
+    # MLPerf round summaries, which brought 1,348 closed-division LLM results; 266 of 648 before
+    # issue 14)
+    assert runs == [(3116, 2824)]
     why = dict(
         query(
             demo,
@@ -48,9 +49,9 @@ def test_most_real_runs_are_resolved_and_most_ranked_cells_rest_on_them(demo):
            group by 1 order by 1""",
         [DEMO_DAY],
     )
-    # 111 of 185 (82 of 160 before the MLPerf round summaries: B300, GB200, GB300, MI355X and
-    # RTX PRO 6000 gained runs)
-    assert cells == [("calibrated", 108), ("estimated", 74), ("measured", 3)]
+    # 111 of 185 (89 of 160 with the vendors' tables alone; 82 of 160 before both: with the MLPerf
+    # round summaries B300, GB200, GB300, MI355X and RTX PRO 6000 gained runs)
+    assert cells == [("calibrated", 105), ("estimated", 74), ("measured", 6)]
     leaders = dict(
         query(
             demo,
@@ -148,6 +149,9 @@ def test_a_run_whose_clients_pause_is_predicted_at_what_it_kept_in_flight(demo):
     # the runs whose files give no latency and rate to tell (dstack's vLLM throughput runs, the
     # SGLang sweeps) keep their concurrency
     assert sources == [
+        # the published tables, one folder per publisher: AMD's static batches (128) and
+        # max-throughput runs (48, at their --max-num-seqs), MLC's single streams (14)
+        ("", "concurrency", 190),
         # InferenceX's MI355X runs (aggregated and per run), since the MI355X has datasheet specs
         ("agg_bmk", "little_law", 20),
         # 80 before the 19 rows of Meta's checkpoint on 8x MI300X, outperformed by AMD's in the
@@ -300,7 +304,7 @@ def test_the_evidence_base_at_scale(demo):
            from marts.fct_benchmark_run_efficiency
            where run_kind = 'inference' and efficiency > 0""",
     )
-    assert base == [(1055, 41, 21, 759)]
+    assert base == [(1955, 42, 21, 759)]
     n, orgs, kinds, _ = base[0]
     assert n >= 1000 and orgs >= 8 and kinds >= 12
     rounds = dict(
@@ -311,7 +315,7 @@ def test_the_evidence_base_at_scale(demo):
                where run_kind = 'inference' and efficiency > 0 group by 1""",
         )
     )
-    assert rounds == {"other files": 294, "v4.1": 108, "v5.1": 261, "v6.0": 215, "v6.1": 177}
+    assert rounds == {"other files": 1194, "v4.1": 108, "v5.1": 261, "v6.0": 215, "v6.1": 177}
     # RedHat's v5.1 H100 SXM with vLLM 0.10.0: Llama-3.1-8B FP8 at the dataset's mean lengths
     redhat = query(
         demo,

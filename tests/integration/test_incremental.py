@@ -130,35 +130,30 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     # so that the rerun's published copy is the previous one brought up to date
     monkeypatch.setattr(publish, "SYNC_MIN_BYTES", 0)
     log = refresh(demo_copy, NEXT)  # the demo was built through DEMO_DAY: NEXT is incremental
-    assert "rebuilding" not in newest_run_log(demo_copy)
-    # views and seeds that would come out the same are left as they are: the project is as the
-    # demo's build left it, so they are not handed to dbt at all (pipelines/incremental.py
-    # unchanged()), and Dagster records them unchanged; their data tests still run. A view
-    # whose SQL reads the as-of day is built anew.
-    built = sorted((demo_copy.home / "dbt_runs").iterdir())[-2]
-    lines = (built / "dbt.log").read_text()
-    for name in ("view model staging.stg_page_snapshots", "seed file reference.workload_classes"):
-        assert name not in lines, name
-    test = "accepted_values_stg_price_observations_pricing_model"
-    assert re.search(rf"PASS {test}\w* \.* \[", lines)
-    # but not those that what they name implies (raw's keys and NOT NULL columns, a mart's or a
-    # seed's own test, a view's own QUALIFY; pipelines/incremental.py implied_tests()): 21 of
-    # this step and 8 of the per-day marts' step, by name in the log
-    implied = "unique_columns_stg_page_snapshots_source__url__fetched_at"
-    assert implied not in lines
-    assert "unique_columns_int_price_snapshots_daily_day__source__provider" not in lines
-    assert re.search(r"view model intermediate\.int_price_snapshots_daily \.* \[\S*OK\S* in", lines)
-    run_log = max((demo_copy.home / "logs").glob("run-*.log")).read_text()
-    assert "25 data tests of the seeds left out" in run_log
-    said = dict(re.findall(r"- (gpuledger_\w+) - (\d+) data tests left out, implied by", run_log))
-    assert said == {"gpuledger_dbt_models": "21", "gpuledger_daily_marts": "8"}
-    assert "runs although it names what implies it" not in run_log
-    left = re.search(r"(\d+) views and seeds left as they are \(.*?\): (.*)", run_log)
-    assert left and {"stg_page_snapshots", "workload_classes"} <= set(left[2].split(", "))
-    assert "int_price_snapshots_daily" not in left[2].split(", ")
-    assert unchanged_materializations(demo_copy) >= {"staging/stg_page_snapshots",
-                                                     "reference/workload_classes"}  # fmt: skip
-    assert "emitted no result" not in log  # Dagster's note on each: in the run's log only
+    run_log = newest_run_log(demo_copy)
+    assert "rebuilding" not in run_log
+    # each dbt step asked dbt what changed since its last successful build (state:modified+
+    # against the manifest kept then): nothing
+    for step in (MODELS, MARTS):
+        asked = (dbt_folder(demo_copy, step, "ls") / "dbt.log").read_text()
+        assert "No nodes selected" in asked, step
+        assert (state_dir(demo_copy.home, step) / STATE).exists()
+    assert "changed since the step's last successful build" not in run_log
+    # every data test runs as dbt runs it, the views and seeds are built; the unit tests (they
+    # test the SQL, which did not change) are left to the builds where something changed
+    built = dbt_folder(demo_copy, MODELS)
+    ran = results(built)
+    for node in ("model.gpuledger.stg_page_snapshots", "seed.gpuledger.workload_classes"):
+        assert ran[node] == "success", node
+    for test in ("accepted_values_stg_price_observations_pricing_model",
+                 "unique_columns_stg_page_snapshots_source__url__fetched_at",
+                 "unique_columns_int_price_snapshots_daily_day__source__provider"):  # fmt: skip
+        assert passed(ran, test), test
+    assert len([u for u in ran if u.startswith("test.")]) > 40
+    assert unit_tests(ran) == []
+    marts_ran = results(dbt_folder(demo_copy, MARTS))
+    assert passed(marts_ran, RANK_TEST) and unit_tests(marts_ran) == []
+    assert "emitted no result" not in log  # every check of the steps gave its result
     assert query(demo_copy, "select count(*) from marts.fct_gpu_rankings_daily where day = ?",
                  [NEXT])[0][0] > 100  # fmt: skip
     # the price rows' tests check every row (no filter on when a snapshot was loaded)
