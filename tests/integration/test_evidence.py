@@ -289,7 +289,7 @@ def test_rank_min_evidence_and_explain_show_grade_and_runs(demo):
     # and 13B in 4-bit on one or two RTX 4090, before the llama.cpp runs of 7B/8B models)
     assert "pcie unit of 8 (tensor-parallel factor 0.34)" in text
     assert "runs on this kind of GPU" in text and "CAUTION" in text
-    assert "llamacpp_xiongjiedai/" in text and "single_gpu_decode.csv" in text
+    assert "mlc_llm_perf_bench/llm-perf-bench@d401356f.md: Llama2-70B int4 on 2 x" in text
 
 
 def test_the_evidence_base_at_scale(demo):
