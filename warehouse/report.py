@@ -110,11 +110,14 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
            order by c.workload_class, c.gpu_rank""",
         [day],
     )
-    # The GPUs that led a class most often in the window, and their cheapest on-demand price.
+    # The GPUs with an on-demand price that led a class most often in the window, and their
+    # cheapest on-demand price (a leader rented only on spot or by reservation has no line).
     prices = _df(
         con,
         """with top as (
                select gpu_id from analytics.cheapest_gpu_daily where day >= ?
+                   and gpu_id in (select gpu_id from analytics.gpu_price_history
+                                  where day >= ? and pricing_model = 'on_demand')
                group by gpu_id order by count(*) desc, gpu_id limit ?
            )
            select p.day, p.gpu_id, min(p.price_usd_per_gpu_hour) as usd_per_gpu_hour,
@@ -122,7 +125,7 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
            from analytics.gpu_price_history as p
            where p.day >= ? and p.pricing_model = 'on_demand' and p.gpu_id in (select * from top)
            group by all order by p.day, p.gpu_id""",
-        [since, TOP_GPUS, since],
+        [since, since, TOP_GPUS, since],
     )
     spread = _df(
         con,
@@ -257,7 +260,8 @@ def _cost_chart(df: pd.DataFrame) -> alt.Chart:
 def _price_chart(df: pd.DataFrame) -> alt.Chart:
     return (
         alt.Chart(
-            df, title=f"On-demand price of the {TOP_GPUS} most frequent leaders (cheapest offer)"
+            df,
+            title=f"On-demand price of the {TOP_GPUS} most frequent leaders rented on demand",
         )
         .mark_line(point=True, interpolate="step-after")
         .encode(
