@@ -91,6 +91,11 @@ def message_of(a: dict[str, Any]) -> str:
             f"{a['old_offer_id']}, {money(_times(a['old_cost_per_accepted_output'], factor))} "
             f"on {a['prev_day']}); change {_pct(a['change_pct'])}; cause {a['cause']}"
         )
+        if a.get("is_within_uncertainty"):  # the two leaders' p10-p90 costs overlap
+            text += (
+                "; WITHIN THE EVIDENCE'S UNCERTAINTY: the old and new leader's p10-p90 costs "
+                "overlap, so the change may not be real"
+            )
         if a.get("is_low_coverage"):  # few providers priced that day: the change may not hold
             text += (
                 f"; LOW COVERAGE that day: {a.get('providers_fresh') or 0} of "

@@ -32,6 +32,15 @@ ALLOW_FILES_HELP = (
 )
 
 
+def _concurrency(text: str) -> int | str:
+    if text == "max":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of sequences or 'max'") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpuledger", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -151,7 +160,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--precision", help="default: the precision of the published checkpoint")
     p.add_argument("--input", type=int, required=True, help="input tokens per request")
     p.add_argument("--output", type=int, required=True, help="output tokens per request")
-    p.add_argument("--concurrency", type=int, default=1, help="sequences served at once")
+    p.add_argument(
+        "--concurrency",
+        type=_concurrency,
+        default=1,
+        help="sequences served at once, or 'max': the largest batch that fits in memory (what "
+        "batch jobs and max-throughput benchmarks run)",
+    )
+    p.add_argument(
+        "--stack",
+        choices=["trtllm", "vllm", "sglang", "other"],
+        help="serving stack whose runs calibrate the estimate (default: the best stack with "
+        "evidence on that GPU)",
+    )
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=cmd_estimate)
 

@@ -96,7 +96,9 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
         """select workload_class, gpu_name, provider, offer_id, pricing_model,
                   gpus_needed, cost_per_accepted_output, output_unit, evidence,
                   evidence_basis, slo_status,
-                  lead_pct, best_api, best_api_cost_per_accepted_output, is_stale, day
+                  lead_pct, is_tied_within_evidence, cost_per_accepted_output_p10,
+                  cost_per_accepted_output_p90, best_api, best_api_cost_per_accepted_output,
+                  is_stale, day
            from analytics.cheapest_gpu_daily where day = ? order by workload_class""",
         [day],
     )
@@ -144,7 +146,7 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
            group by all order by p.gpu_id, usd_per_gpu_hour""",
     )
     alert_columns = """day, workload_class, alert_kind, cause, old_gpu_id, old_provider,
-                       new_gpu_id, new_provider, change_pct, failed_source"""
+                       new_gpu_id, new_provider, change_pct, is_within_uncertainty, failed_source"""
     alerts = _df(
         con,
         f"""select {alert_columns}
@@ -335,15 +337,24 @@ def _readable_leaders(df: pd.DataFrame) -> pd.DataFrame:
             "class": r["workload_class"], "GPU": r["gpu_name"], "provider": r["provider"],
             "offer": r["offer_id"], "pricing": r["pricing_model"], "GPUs": r["gpus_needed"],
             "cost": money(r["cost_per_accepted_output"] * factor),
+            "p10-p90": _interval(r["cost_per_accepted_output_p10"],
+                                 r["cost_per_accepted_output_p90"], factor),
             "cheapest model API": money(api * factor if pd.notna(api) else None).strip("- ")
             or "-",
             "unit": label,
             "evidence": r["evidence"], "what it rests on": r["evidence_basis"] or "",
             "SLO": r["slo_status"],
             "lead over the next GPU": "" if pd.isna(lead) else f"{lead:.1f} %",
+            "tied within evidence": "yes" if r["is_tied_within_evidence"] else "",
             "model API": r["best_api"] or "", "stale price": "yes" if r["is_stale"] else "",
         })  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def _interval(lo, hi, factor: float) -> str:
+    if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
+        return "-"
+    return f"{money(lo * factor).strip()}-{money(hi * factor).strip()}"
 
 
 def _cell(value) -> str:

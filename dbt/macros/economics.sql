@@ -25,6 +25,17 @@ end
 {% macro with_cost_measures(options) -%}
 select
     *,
+    -- the cost's p10-p90 interval from the throughput's (the cost goes as 1 / throughput: its p10
+    -- from the throughput's p90); a model API's list price has none to spread
+    case when option_kind = 'gpu_offer' and unit_outputs_per_s_p90 > 0
+            then cost_per_accepted_output * unit_outputs_per_s / unit_outputs_per_s_p90
+    end as cost_per_accepted_output_p10,
+    case when option_kind = 'gpu_offer' and unit_outputs_per_s_p10 > 0
+            then cost_per_accepted_output * unit_outputs_per_s / unit_outputs_per_s_p10
+    end as cost_per_accepted_output_p90
+from (
+select
+    *,
     case when tokens_per_dollar > 0 then 1e6 / tokens_per_dollar end as cost_per_1m_accepted_tokens,
     case
         when
@@ -67,4 +78,5 @@ from (
         from {{ options }}
     ) as costed
 ) as per_unit
+) as with_costs
 {%- endmacro %}

@@ -112,4 +112,211 @@ create or replace macro main.gl_nearness(
         + case when precision_a = precision_b then 0 else 1 end
         + case when moe_a = moe_b then 0 else 1 end
     ));
+
+{#- Serving stacks as calibration groups: MLPerf's "TensorRT" submissions run TensorRT-LLM. -#}
+create or replace macro main.gl_stack_group(stack) as
+    case
+        when stack is null then 'other'
+        when lower(stack) in ('tensorrt-llm', 'tensorrt', 'trtllm', 'trt-llm') then 'trtllm'
+        when lower(stack) in ('vllm', 'sglang') then lower(stack)
+        else 'other'
+    end;
+
+{#- The regime a set of conditions serves in: prefill-heavy (8+ prompt tokens per output token),
+    decode at high concurrency (64+ sequences: the step is bound by compute and the KV cache),
+    decode at low concurrency (bound by reading the weights). -#}
+create or replace macro main.gl_regime(batch, input_len, output_len) as
+    case
+        when input_len >= 8 * output_len then 'prefill_heavy'
+        when batch >= 64 then 'decode_high_concurrency'
+        else 'decode_low_concurrency'
+    end;
+
+{#- The calibration of the roofline for one set of conditions, one row per GPU of `gpus_table`
+    (gpu_id, vendor, architecture, family). Runs from `runs_table` (fct_benchmark_run_efficiency's
+    columns) count when they were ingested by `as_of`, are of `run_kind`, run on `stack` (null:
+    any) and are not of the organisation or GPU family left out (null: none; the grouped
+    cross-validation leaves them out). Each run weighs its nearness to the conditions
+    (gl_nearness, x exp(-2) in another regime). A GPU kind is a vendor's family: an A100 40 GB and
+    80 GB are one chip, calibrated alike (each GPU's roofline still has its own bandwidth).
+    The frontier, not the average: a level's efficiency is the weighted {{ var('calibration_quantile') }}
+    quantile of its runs' efficiencies (what the upper part of comparable setups reaches). Levels
+    nest: all GPUs <- the vendor <- the architecture generation <- the GPU kind <- the kind on one
+    serving stack; each is shrunk, in log space, toward the level above in proportion to how much
+    evidence it has: s = (n q + n0 s_above) / (n + n0), n = the effective number of its runs
+    ((sum w)^2 / sum w^2: many runs equally near count fully, one near run among far ones counts
+    once), n0 = {{ var('calibration_prior_weight') }} runs. A kind with one run is pulled toward
+    its generation; a kind with hundreds keeps its own figure however far its runs are. Without
+    a stack asked for, a kind takes its best stack.
+    grade calibrated: runs on this kind; estimated: none, the generation's figure (else the
+    vendor's, else all GPUs'). p10 and p90: the weighted 10th and 90th percentiles of the level's
+    runs, widened to hold the point. -#}
+create or replace macro main.gl_calibration(
+    runs_table, gpus_table, t_run_kind, t_active, t_batch, t_input, t_output, t_precision, t_moe,
+    t_as_of, t_stack, x_organization, x_family
+) as table
+with runs as (
+    select
+        r.run_key, r.vendor, r.architecture, r.family, r.efficiency,
+        ln(r.efficiency) as le,
+        main.gl_stack_group(r.serving_stack) as stack_group,
+        case when r.batch_source <> 'offline_default' then r.ttft_ratio end as ttft_ratio,
+        case when r.batch_source <> 'offline_default' then r.e2e_ratio end as e2e_ratio,
+        main.gl_nearness(
+            r.model_active_params_b, t_active, r.batch, t_batch, r.input_len, t_input,
+            r.output_len, t_output, r.precision, t_precision, r.is_moe, t_moe
+        ) * case
+            when main.gl_regime(r.batch, r.input_len, r.output_len)
+                = main.gl_regime(t_batch, t_input, t_output) then 1.0
+            else exp(-2.0)
+        end as w
+    from query_table(runs_table) as r
+    where r.efficiency > 0
+        and r.run_kind = t_run_kind
+        and r.ingested_date <= t_as_of
+        and (t_stack is null or main.gl_stack_group(r.serving_stack) = t_stack)
+        and (x_organization is null or r.organization is distinct from x_organization)
+        and (x_family is null or r.family is distinct from x_family)
+),
+cum as (
+    select
+        *,
+        sum(w) over (order by le, run_key rows unbounded preceding) / sum(w) over () as c_all,
+        sum(w) over (partition by vendor order by le, run_key rows unbounded preceding)
+            / sum(w) over (partition by vendor) as c_vendor,
+        sum(w) over (partition by vendor, architecture order by le, run_key rows unbounded preceding)
+            / sum(w) over (partition by vendor, architecture) as c_gen,
+        sum(w) over (partition by vendor, family order by le, run_key rows unbounded preceding)
+            / sum(w) over (partition by vendor, family) as c_kind,
+        sum(w) over (
+            partition by vendor, family, stack_group order by le, run_key rows unbounded preceding
+        ) / sum(w) over (partition by vendor, family, stack_group) as c_stack,
+        w >= exp(-4.0) as near
+    from runs
+),
+lvl_all as (
+    select
+        count(*) as n,
+        pow(sum(w), 2) / sum(w * w) as ess,
+        min(le) filter (where c_all >= {{ var('calibration_quantile') }} - 1e-12) as q,
+        min(le) filter (where c_all >= 0.1 - 1e-12) as p10,
+        min(le) filter (where c_all >= 0.9 - 1e-12) as p90,
+        sum(w * ln(ttft_ratio)) filter (where ttft_ratio > 0 and near)
+            / sum(w) filter (where ttft_ratio > 0 and near) as l_ttft,
+        sum(w * ln(e2e_ratio)) filter (where e2e_ratio > 0 and near)
+            / sum(w) filter (where e2e_ratio > 0 and near) as l_e2e
+    from cum
+),
+lvl_vendor as (
+    select
+        vendor, count(*) as n,
+        pow(sum(w), 2) / sum(w * w) as ess,
+        min(le) filter (where c_vendor >= {{ var('calibration_quantile') }} - 1e-12) as q,
+        min(le) filter (where c_vendor >= 0.1 - 1e-12) as p10,
+        min(le) filter (where c_vendor >= 0.9 - 1e-12) as p90,
+        sum(w * ln(ttft_ratio)) filter (where ttft_ratio > 0 and near)
+            / sum(w) filter (where ttft_ratio > 0 and near) as l_ttft,
+        sum(w * ln(e2e_ratio)) filter (where e2e_ratio > 0 and near)
+            / sum(w) filter (where e2e_ratio > 0 and near) as l_e2e,
+        string_agg(distinct family, ', ' order by family) as kinds
+    from cum group by vendor
+),
+lvl_gen as (
+    select
+        vendor, architecture, count(*) as n,
+        pow(sum(w), 2) / sum(w * w) as ess,
+        min(le) filter (where c_gen >= {{ var('calibration_quantile') }} - 1e-12) as q,
+        min(le) filter (where c_gen >= 0.1 - 1e-12) as p10,
+        min(le) filter (where c_gen >= 0.9 - 1e-12) as p90,
+        sum(w * ln(ttft_ratio)) filter (where ttft_ratio > 0 and near)
+            / sum(w) filter (where ttft_ratio > 0 and near) as l_ttft,
+        sum(w * ln(e2e_ratio)) filter (where e2e_ratio > 0 and near)
+            / sum(w) filter (where e2e_ratio > 0 and near) as l_e2e,
+        string_agg(distinct family, ', ' order by family) as kinds
+    from cum group by vendor, architecture
+),
+lvl_kind as (
+    select
+        vendor, family, count(*) as n, max(w) as nearest_weight,
+        pow(sum(w), 2) / sum(w * w) as ess,
+        min(le) filter (where c_kind >= {{ var('calibration_quantile') }} - 1e-12) as q,
+        min(le) filter (where c_kind >= 0.1 - 1e-12) as p10,
+        min(le) filter (where c_kind >= 0.9 - 1e-12) as p90,
+        sum(w * ln(ttft_ratio)) filter (where ttft_ratio > 0 and near)
+            / sum(w) filter (where ttft_ratio > 0 and near) as l_ttft,
+        sum(w * ln(e2e_ratio)) filter (where e2e_ratio > 0 and near)
+            / sum(w) filter (where e2e_ratio > 0 and near) as l_e2e,
+        array_to_string(list(run_key order by w desc, run_key)[1:5], ' | ') as nearest_runs
+    from cum group by vendor, family
+),
+lvl_stack as (
+    select
+        vendor, family, stack_group, count(*) as n,
+        pow(sum(w), 2) / sum(w * w) as ess,
+        min(le) filter (where c_stack >= {{ var('calibration_quantile') }} - 1e-12) as q
+    from cum group by vendor, family, stack_group
+),
+shrunk_vendor as (
+    select v.*,
+        (v.ess * v.q + {{ var('calibration_prior_weight') }} * a.q)
+            / (v.ess + {{ var('calibration_prior_weight') }}) as s
+    from lvl_vendor as v, lvl_all as a
+),
+shrunk_gen as (
+    select g.*,
+        (g.ess * g.q + {{ var('calibration_prior_weight') }} * v.s)
+            / (g.ess + {{ var('calibration_prior_weight') }}) as s
+    from lvl_gen as g
+    inner join shrunk_vendor as v using (vendor)
+),
+shrunk_kind as (
+    select k.*,
+        (k.ess * k.q + {{ var('calibration_prior_weight') }} * g.s)
+            / (k.ess + {{ var('calibration_prior_weight') }}) as s
+    from lvl_kind as k
+    inner join (select distinct vendor, family, architecture from cum) as f using (vendor, family)
+    inner join shrunk_gen as g using (vendor, architecture)
+),
+best_stack as (
+    select
+        st.vendor, st.family,
+        arg_max(st.stack_group, (st.ess * st.q + {{ var('calibration_prior_weight') }} * k.s)
+            / (st.ess + {{ var('calibration_prior_weight') }})) as stack_group,
+        max((st.ess * st.q + {{ var('calibration_prior_weight') }} * k.s)
+            / (st.ess + {{ var('calibration_prior_weight') }})) as s
+    from lvl_stack as st
+    inner join shrunk_kind as k using (vendor, family)
+    group by st.vendor, st.family
+)
+select
+    g.gpu_id,
+    case when k.n > 0 then 'calibrated' else 'estimated' end as grade,
+    case
+        when k.n > 0 then 'this_gpu_kind'
+        when sg.n > 0 then 'architecture'
+        when sv.n > 0 then 'vendor'
+        else 'all_gpus'
+    end as calibration_source,
+    exp(coalesce(b.s, sg.s, sv.s, a.q)) as efficiency,
+    exp(least(coalesce(k.p10, sg.p10, sv.p10, a.p10), coalesce(b.s, sg.s, sv.s, a.q)))
+        as efficiency_p10,
+    exp(greatest(coalesce(k.p90, sg.p90, sv.p90, a.p90), coalesce(b.s, sg.s, sv.s, a.q)))
+        as efficiency_p90,
+    coalesce(k.n, 0) as n_runs,
+    case when k.n > 0 then b.stack_group end as stack,
+    k.nearest_runs,
+    k.nearest_weight,
+    case
+        when coalesce(k.n, 0) = 0 and sg.n > 0 then sg.kinds
+        when coalesce(k.n, 0) = 0 and sv.n > 0 then sv.kinds
+    end as comparable_gpus,
+    exp(coalesce(k.l_ttft, sg.l_ttft, sv.l_ttft, a.l_ttft)) as ttft_ratio,
+    exp(coalesce(k.l_e2e, sg.l_e2e, sv.l_e2e, a.l_e2e)) as e2e_ratio
+from query_table(gpus_table) as g
+cross join lvl_all as a
+left join shrunk_kind as k on g.vendor = k.vendor and g.family = k.family
+left join best_stack as b on g.vendor = b.vendor and g.family = b.family
+left join shrunk_gen as sg on g.vendor = sg.vendor and g.architecture = sg.architecture
+left join shrunk_vendor as sv on g.vendor = sv.vendor
+where a.n > 0;
 {% endmacro %}

@@ -79,7 +79,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 
     try:
         result = estimate(args.model, args.gpu, args.gpus, args.precision, args.input,
-                          args.output, args.concurrency)  # fmt: skip
+                          args.output, args.concurrency, stack=args.stack)  # fmt: skip
     except (WarehouseMissing, NotFound, ValueError) as exc:
         print(f"gpuledger estimate: {exc}", file=sys.stderr)
         return 2

@@ -24,42 +24,46 @@ from warehouse.queries import NotFound, WarehouseMissing, connect_published
 PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 BYTES = "case ? when 'fp32' then 4.0 when 'bf16' then 2.0 when 'fp16' then 2.0 when 'fp8' then 1.0 when 'int8' then 1.0 else 0.5 end"  # noqa: E501
 
-RUNS_SQL = """
-with target as (
-    select ?::double as active, ?::double as batch, ?::double as input_len,
-           ?::double as output_len, ?::varchar as precision, ?::boolean as is_moe
-),
-weighted as (
-    select r.*, main.gl_nearness(
-            r.model_active_params_b, t.active, r.batch, t.batch, r.input_len, t.input_len,
-            r.output_len, t.output_len, r.precision, t.precision, r.is_moe, t.is_moe) as weight,
-        case when r.batch_source <> 'offline_default' then r.ttft_ratio end as lat_ttft,
-        case when r.batch_source <> 'offline_default' then r.e2e_ratio end as lat_e2e
-    from marts.fct_benchmark_run_efficiency as r, target as t
-    where r.efficiency > 0 and r.run_kind = 'inference'
-)
-select
-    vendor, architecture, family, memory_gb,
-    exp(list_sum(list(weight * ln(efficiency) order by run_key))
-        / list_sum(list(weight order by run_key))) as efficiency,
-    quantile_cont(efficiency, 0.1) as p10,
-    quantile_cont(efficiency, 0.9) as p90,
-    count(*) as n_runs,
-    list(struct_pack(run_key := run_key, file_path := file_path, model_id := model_id,
-                     gpu_count := gpu_count, batch := batch, input_len := input_len,
-                     output_len := output_len, efficiency := efficiency, weight := weight)
-         order by weight desc, run_key)[1:5] as nearest,
-    exp(list_sum(list(weight * ln(lat_ttft) order by run_key)
-                 filter (where lat_ttft > 0 and weight >= exp(-4)))
-        / list_sum(list(weight order by run_key) filter (where lat_ttft > 0 and weight >= exp(-4))))
-        as ttft_ratio,
-    exp(list_sum(list(weight * ln(lat_e2e) order by run_key)
-                 filter (where lat_e2e > 0 and weight >= exp(-4)))
-        / list_sum(list(weight order by run_key) filter (where lat_e2e > 0 and weight >= exp(-4))))
-        as e2e_ratio
-from weighted
-group by all
+STACKS = ("trtllm", "vllm", "sglang", "other")
+# `--concurrency max`: the largest batch whose KV cache fits beside the weights, at the headroom and
+# runtime overhead per GPU the shipped classes use, at most MAX_SEQS_PER_GPU per GPU (the engines'
+# default batch limit: vLLM's max_num_seqs).
+HEADROOM = 0.2
+RUNTIME_OVERHEAD_GB = 2.0
+MAX_SEQS_PER_GPU = 256
+
+# One definition: the table macro the warehouse calibrates the classes with
+# (int_throughput_calibrated), for the GPU asked about.
+CALIBRATION_SQL = """
+select * from main.gl_calibration(
+    'marts.fct_benchmark_run_efficiency', 'marts.dim_gpu', 'inference',
+    ?::double, ?::double, ?::double, ?::double, ?::varchar, ?::boolean, ?::date, ?::varchar,
+    null, null
+) where gpu_id = ?
 """
+
+NEAREST_SQL = """
+select run_key, file_path, model_id, gpu_count, batch, input_len, output_len, efficiency,
+       serving_stack, organization
+from marts.fct_benchmark_run_efficiency
+where list_contains(string_split(?, ' | '), run_key)
+"""
+
+
+def max_concurrency(
+    m: dict, g: dict, gpus: int, precision: str, input_len: int, output_len: int, kv_bytes: float
+) -> int:
+    """The largest batch whose sequences fit in memory beside the weights (0: the weights alone
+    do not fit)."""  # fmt: skip
+    weight_bytes = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}.get(
+        precision, 0.5
+    )
+    free_gb = (gpus * g["memory_gb"] * (1 - HEADROOM) - m["params_b"] * weight_bytes
+               - gpus * RUNTIME_OVERHEAD_GB)  # fmt: skip
+    per_seq_gb = (
+        m["kv_layers"] * m["kv_values_per_layer"] * kv_bytes * (input_len + output_len) / 1e9
+    )
+    return max(0, min(int(free_gb // per_seq_gb), MAX_SEQS_PER_GPU * gpus))
 
 
 def _resolve_model(con, name: str) -> dict[str, Any]:
@@ -110,12 +114,18 @@ def estimate(
     precision: str | None,
     input_len: int,
     output_len: int,
-    concurrency: int,
+    concurrency: int | str,
     kv_cache_precision: str = "bf16",
+    stack: str | None = None,
 ) -> dict:
-    """The prediction for one set of conditions, with its grade and the runs behind it."""
-    if gpus < 1 or concurrency < 1 or output_len < 1 or input_len < 0:
-        raise ValueError("--gpus, --concurrency and --output must be >= 1, --input >= 0")
+    """The prediction for one set of conditions, with its grade and the runs behind it.
+    `concurrency` "max": the largest batch that fits in memory (max_concurrency)."""
+    if stack is not None and stack not in STACKS:
+        raise ValueError(f"--stack {stack!r}: one of {', '.join(STACKS)}")
+    if concurrency != "max" and (not isinstance(concurrency, int) or concurrency < 1):
+        raise ValueError("--concurrency must be >= 1 or 'max'")
+    if gpus < 1 or output_len < 1 or input_len < 0:
+        raise ValueError("--gpus and --output must be >= 1, --input >= 0")
     con = connect_published()
     try:
         try:
@@ -131,6 +141,17 @@ def estimate(
         precision = (precision or m["native_precision"]).lower()
         if precision not in PRECISIONS:
             raise ValueError(f"precision {precision!r}: one of {', '.join(PRECISIONS)}")
+        kv_bytes = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}.get(
+            kv_cache_precision, 0.5
+        )
+        fitting = max_concurrency(m, g, gpus, precision, input_len, output_len, kv_bytes)
+        if concurrency == "max":
+            if fitting < 1:
+                raise ValueError(
+                    f"{m['model_ref']} in {precision} does not fit on {gpus} x {g['gpu_id']} "
+                    f"with one sequence of {input_len + output_len} tokens"
+                )
+            concurrency = fitting
         tflops = g["fp16_tflops"]
         if precision in ("fp8", "int8", "fp4"):  # FP4 at the FP8 rate, as the classes
             tflops = g["fp8_tflops"] or g["fp16_tflops"]
@@ -142,65 +163,77 @@ def estimate(
             raise NotFound(f"{g['gpu_id']}: no estimate without its {missing}")
         kv = f"{m['kv_layers']} * {m['kv_values_per_layer']} * ({BYTES})"
         weights = f"main.gl_weights_read_gb(?, ?, ?, {BYTES})"
-        args = [gpus, bw, tflops]
-        w_args = [m["params_b"], m["active_params_b"], concurrency, precision]
-        tail = [m["active_params_b"], concurrency]
-        shape = [input_len, output_len, g["interconnect"]]
-        raw = con.execute(
-            f"""select main.gl_tokens_per_s(?, ?, ?, {weights}, ?, ?, {kv}, ?, ?, ?),
-                       main.gl_ttft_ms(?, ?, ?, {weights}, ?, ?, {kv}, ?, ?, ?),
-                       main.gl_tpot_ms(?, ?, ?, {weights}, ?, ?, {kv}, ?, ?, ?),
-                       main.gl_tp_factor(?, ?)""",
-            [*args, *w_args, *tail, kv_cache_precision, *shape] * 3 + [gpus, g["interconnect"]],
-        ).fetchone()
-        tokens_per_s, ttft_ms, tpot_ms, tp = raw
-        cur = con.execute(RUNS_SQL, [m["active_params_b"], concurrency, input_len, output_len,
-                                     precision, m["is_moe"]])  # fmt: skip
-        names = [d[0] for d in cur.description]
-        kinds = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+        def at(batch: int) -> tuple:
+            """The roofline (tokens/s, TTFT, time per token, TP factor) and its calibration at
+            `batch` sequences in flight."""
+            args = [gpus, bw, tflops]
+            w_args = [m["params_b"], m["active_params_b"], batch, precision]
+            tail = [m["active_params_b"], batch]
+            shape = [input_len, output_len, g["interconnect"]]
+            raw = con.execute(
+                f"""select main.gl_tokens_per_s(?, ?, ?, {weights}, ?, ?, {kv}, ?, ?, ?),
+                           main.gl_ttft_ms(?, ?, ?, {weights}, ?, ?, {kv}, ?, ?, ?),
+                           main.gl_tpot_ms(?, ?, ?, {weights}, ?, ?, {kv}, ?, ?, ?),
+                           main.gl_tp_factor(?, ?)""",
+                [*args, *w_args, *tail, kv_cache_precision, *shape] * 3 + [gpus, g["interconnect"]],
+            ).fetchone()
+            cur = con.execute(CALIBRATION_SQL, [
+                m["active_params_b"], batch, input_len, output_len, precision, m["is_moe"],
+                "9999-12-31", stack, g["gpu_id"],
+            ])  # fmt: skip
+            names = [d[0] for d in cur.description]
+            rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+            return (*raw, rows[0] if rows else None)
+
+        # Sequences beyond what fits in memory wait: the running batch is at most `fitting`.
+        running = min(concurrency, fitting) if fitting >= 1 else concurrency
+        tokens_per_s, ttft_ms, tpot_ms, tp, cal = at(running)
+        # Throughput never falls as concurrency rises: a server holding more sequences can cap
+        # its running batch (vLLM's max_num_seqs) at a smaller one that the evidence rates
+        # higher. The estimate is the best of that batch and the powers of two below it.
+        served_batch = running
+        best = tokens_per_s * (cal["efficiency"] if cal else 1.0)
+        batch = 1
+        while batch < running:
+            r_tps, _, _, _, r_cal = at(batch)
+            if r_tps * (r_cal["efficiency"] if r_cal else 1.0) > best * (1 + 1e-9):
+                best = r_tps * (r_cal["efficiency"] if r_cal else 1.0)
+                served_batch, tokens_per_s, cal = batch, r_tps, r_cal
+            batch *= 2
+        nearest = []
+        if cal and cal["nearest_runs"]:
+            cur = con.execute(NEAREST_SQL, [cal["nearest_runs"]])
+            names = [d[0] for d in cur.description]
+            found = {r[0]: dict(zip(names, r, strict=True)) for r in cur.fetchall()}
+            nearest = [found[k] for k in cal["nearest_runs"].split(" | ") if k in found]
     finally:
         con.close()
-    own = [k for k in kinds if k["family"] == g["family"] and k["memory_gb"] == g["memory_gb"]]
-    others = [k for k in kinds if k not in own]
-    arch = [k for k in others if k["vendor"] == g["vendor"]
-            and k["architecture"] == g["architecture"]]  # fmt: skip
-
-    def median(vals):
-        vals = sorted(v for v in vals if v is not None)
-        if not vals:
-            return None
-        mid = len(vals) // 2
-        return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
-
-    if own:
-        grade, source, eff = "calibrated", "this_gpu_kind", own[0]["efficiency"]
-    elif arch:
-        grade, source, eff = "estimated", "architecture", median(k["efficiency"] for k in arch)
-    elif others:
-        grade, source, eff = "estimated", "all_gpus", median(k["efficiency"] for k in others)
-    else:
+    if cal is None:
         grade, source, eff = "roofline", "uncalibrated", None
-
-    def ratio(key):
-        if own and own[0][key] is not None:
-            return own[0][key]
-        return median(k[key] for k in arch) or median(k[key] for k in others)
-
-    ttft_ratio, e2e_ratio = ratio("ttft_ratio"), ratio("e2e_ratio")
+    else:
+        grade, source, eff = cal["grade"], cal["calibration_source"], cal["efficiency"]
+    ttft_ratio = cal["ttft_ratio"] if cal else None
+    e2e_ratio = cal["e2e_ratio"] if cal else None
     e2e_ms = ttft_ms + output_len * tpot_ms
+    calibrated = tokens_per_s * eff if eff is not None else tokens_per_s
     return {
         "model": m["model_ref"], "gpu_id": g["gpu_id"], "gpus": gpus, "precision": precision,
         "input_len": input_len, "output_len": output_len, "concurrency": concurrency,
+        "max_concurrency_fitting": fitting, "served_batch": served_batch,
+        "stack": stack or (cal["stack"] if cal else None), "stack_asked": stack,
         "interconnect": g["interconnect"], "tp_factor": tp,
         "roofline_tokens_per_s": tokens_per_s,
         "grade": grade, "calibration_source": source, "efficiency": eff,
-        "tokens_per_s": tokens_per_s * eff if eff is not None else tokens_per_s,
-        "efficiency_p10": own[0]["p10"] if own else None,
-        "efficiency_p90": own[0]["p90"] if own else None,
-        "n_runs": own[0]["n_runs"] if own else 0,
-        "nearest_runs": own[0]["nearest"] if own else [],
-        "comparable_gpu_kinds": [f"{k['family']} {int(k['memory_gb'])}GB"
-                                 for k in (arch or others)] if not own else [],
+        "tokens_per_s": calibrated,
+        "efficiency_p10": cal["efficiency_p10"] if cal else None,
+        "efficiency_p90": cal["efficiency_p90"] if cal else None,
+        "tokens_per_s_p10": tokens_per_s * cal["efficiency_p10"] if cal else None,
+        "tokens_per_s_p90": tokens_per_s * cal["efficiency_p90"] if cal else None,
+        "n_runs": cal["n_runs"] if cal else 0,
+        "nearest_runs": nearest,
+        "comparable_gpu_kinds": (cal["comparable_gpus"] or "").split(", ")
+        if cal and cal["comparable_gpus"] else [],
         "ttft_ms_model": ttft_ms, "tpot_ms_model": tpot_ms, "e2e_ms_model": e2e_ms,
         "ttft_p95_ms_estimated": ttft_ms * ttft_ratio if ttft_ratio else None,
         "e2e_p99_ms_estimated": e2e_ms * e2e_ratio if e2e_ratio else None,
@@ -220,20 +253,36 @@ def render_estimate(x: dict[str, Any], fmt: str = "table") -> str:
     if x["grade"] == "roofline":
         out.append("  ESTIMATE, uncalibrated: no benchmark run in the warehouse to calibrate it")
     else:
-        spread = (f", p10-p90 {x['efficiency_p10']:.3f}-{x['efficiency_p90']:.3f} over "
-                  f"{x['n_runs']} runs" if x["n_runs"] else "")  # fmt: skip
+        spread = f", p10-p90 {x['efficiency_p10']:.3f}-{x['efficiency_p90']:.3f}" + (
+            f" over {x['n_runs']} runs" if x["n_runs"] else ""
+        )
         basis = ("runs on this kind of GPU" if x["grade"] == "calibrated"
                  else "comparable GPU kinds: " + ", ".join(x["comparable_gpu_kinds"]))  # fmt: skip
         out.append(
             f"  {x['grade']}: efficiency {x['efficiency']:.3f}{spread} ({basis}) -> "
-            f"{x['tokens_per_s']:.1f} output tokens/s"
+            f"{x['tokens_per_s']:.1f} output tokens/s (ESTIMATE, p10-p90 "
+            f"{x['tokens_per_s_p10']:.1f}-{x['tokens_per_s_p90']:.1f}; stack: "
+            f"{x['stack'] or 'any'}{'' if x['stack_asked'] else ', the best with evidence'})"
         )
+        if x["max_concurrency_fitting"] < 1:
+            out.append("  CAUTION: not even one sequence of these lengths fits beside the weights")
+        elif x["concurrency"] > x["max_concurrency_fitting"]:
+            out.append(
+                f"  (only {x['max_concurrency_fitting']} sequences fit in memory: the others "
+                "wait, so the running batch is at most that)"
+            )
+        if x["served_batch"] < min(x["concurrency"], max(x["max_concurrency_fitting"], 1)):
+            out.append(
+                f"  (at {x['concurrency']} sequences the runs rate a running batch of "
+                f"{x['served_batch']} higher: a server capping its batch there reaches this; "
+                "throughput never falls as concurrency rises)"
+            )
         for r in x["nearest_runs"]:
             out.append(
                 f"    run {r['run_key'][:12]}.. {r['file_path']}: {r['model_id']} on "
                 f"{r['gpu_count']} GPU(s), batch {r['batch']:.0f}, {r['input_len']:.0f}/"
                 f"{r['output_len']:.0f}, efficiency {r['efficiency']:.3f} "
-                f"(weight {r['weight']:.3f})"
+                f"({r['serving_stack'] or 'stack not named'}, {r['organization']})"
             )
     lat = []
     if x["ttft_p95_ms_estimated"] is not None:

@@ -75,6 +75,7 @@ def workload_ranking(
                       price_usd_per_gpu_hour, gpus_needed, evidence, runs_used,
                       unit_outputs_per_s, accepted_fraction, effective_hourly_cost,
                       tokens_per_dollar, cost_per_1m_accepted_tokens, cost_per_accepted_output,
+                      cost_per_accepted_output_p10, cost_per_accepted_output_p90,
                       output_unit, slo_status, is_stale, days_since_observed, snapshot_url,
                       snapshot_sha256
                from marts.fct_gpu_rankings_daily
@@ -106,6 +107,12 @@ def workload_ranking(
                order by option_rank limit 5""",
             [workload, day],
         )
+        # the leader's p10-p90 cost interval against the runner-up's (fct_class_leaders_daily)
+        tied = con.execute(
+            """select is_tied_within_evidence from marts.fct_class_leaders_daily
+               where workload_class = ? and day = ?""",
+            [workload, day],
+        ).fetchone()
         ineligible = con.execute(
             """select count(distinct gpu_id) from marts.fct_workload_costs_daily
                where workload_class = ? and day = ? and option_kind = 'gpu_offer'
@@ -117,6 +124,7 @@ def workload_ranking(
         con.close()
     return {"workload": workload, "day": day, "gpus": gpus, "model_apis": apis,
             "gpus_not_eligible": ineligible, "coverage": coverage,
+            "tied_within_evidence": bool(tied and tied[0]),
             "min_evidence": min_evidence, "gpus_hidden": hidden}  # fmt: skip
 
 
@@ -143,6 +151,13 @@ def render_workload_ranking(
         f"{'rank':>4}  {'gpu_id':32s} {'cost':>12} {'$/1M tok':>9} {'tok/$':>9} "
         f"{'n':>2} {'$/GPU-h':>8}  {'provider':11s} {'offer':34s} evidence   note",
     ]
+
+    def interval(r: dict) -> str:
+        lo, hi = r.get("cost_per_accepted_output_p10"), r.get("cost_per_accepted_output_p90")
+        if lo is None or hi is None:
+            return ""
+        return f"p10-p90 {money(lo * factor).strip()}-{money(hi * factor).strip()}"
+
     for r in rows:
         note = []
         if r["is_stale"]:
@@ -154,12 +169,19 @@ def render_workload_ranking(
             note.append("SLO met, estimated" + (f" ({margin:+.0%})" if margin is not None else ""))
         elif r["slo_status"] == "met":
             note.append("SLO met")
+        if spread := interval(r):
+            note.append(spread)
         lines.append(
             f"{r['gpu_rank']:>4}  {r['gpu_id']:32s} "
             f"{money(r['cost_per_accepted_output'] * factor, 12)} "
             f"{_fmt(r['cost_per_1m_accepted_tokens'], 9, 3)} {_fmt(r['tokens_per_dollar'], 9, 0)} "
             f"{r['gpus_needed']:>2} {r['price_usd_per_gpu_hour']:8.3f}  {r['provider'][:11]:11s} "
             f"{str(r['offer_id'])[:34]:34s} {r['evidence']:10s} {', '.join(note)}"
+        )
+    if result.get("tied_within_evidence") and len(result["gpus"]) > 1:
+        lines.append(
+            "TIED WITHIN EVIDENCE: rank 1's p10-p90 cost interval reaches rank 2's; the evidence "
+            "does not tell them apart (see `gpuledger explain`)"
         )
     if result.get("gpus_hidden"):
         lines.append(
@@ -233,6 +255,12 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
                where workload_class = ? and day = ? and gpu_id = ? and gpu_rank is not null""",
             [workload, day, gpu_id],
         ).fetchone()
+        leader = _rows(
+            con,
+            """select gpu_id, runner_up_gpu_id, is_tied_within_evidence
+               from marts.fct_class_leaders_daily where workload_class = ? and day = ?""",
+            [workload, day],
+        )
         calibration_runs = []
         if evidence.get("calibration_nearest_runs"):
             calibration_runs = _rows(
@@ -272,6 +300,7 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
         "best_offer": offers[0] if offers else None,
         "n_offers": len(offers),
         "gpu_rank": rank[0] if rank else None,
+        "leader": leader[0] if leader else None,
         "option_rank": rank[1] if rank else None,
     }
 
@@ -337,9 +366,11 @@ def render_explain(x: dict[str, Any]) -> str:
                 if far
                 else ""
             ),
-            "architecture": "no run on this kind of GPU: median of comparable kinds ("
+            "architecture": "no run on this kind of GPU: its architecture generation's runs ("
             f"{e['calibration_comparable_gpus']})",
-            "all_gpus": "no run on this GPU's architecture: median of all GPU kinds with runs",
+            "vendor": "no run on this GPU's architecture: its vendor's runs ("
+            f"{e['calibration_comparable_gpus']})",
+            "all_gpus": "no run of this GPU's vendor: all GPU kinds' runs",
             "uncalibrated": "no run of this kind of workload: the raw model, uncalibrated",
         }[e["calibration_source"]]
         out.append(
@@ -412,6 +443,23 @@ def render_explain(x: dict[str, Any]) -> str:
     if x["gpu_rank"]:
         tail += f"; GPU rank {x['gpu_rank']} (option rank {x['option_rank']})"
     out.append(tail)
+    lo, hi = o.get("cost_per_accepted_output_p10"), o.get("cost_per_accepted_output_p90")
+    if lo is not None and hi is not None:
+        out.append(
+            f"  uncertainty: p10-p90 {lo:.6f}-{hi:.6f} USD per accepted {o['output_unit']}, from "
+            f"the throughput's p10-p90 {_num(o['unit_outputs_per_s_p10'])}-"
+            f"{_num(o['unit_outputs_per_s_p90'])} (the cost goes as 1 / throughput)"
+        )
+    else:
+        out.append("  uncertainty: none the evidence can give (an uncalibrated estimate or an API)")
+    if x.get("leader"):
+        ld = x["leader"]
+        out.append(
+            f"  against the class: leader {ld['gpu_id']}, "
+            f"runner-up {ld['runner_up_gpu_id'] or '-'}; "
+            + ("TIED WITHIN EVIDENCE (the leader's p10-p90 cost reaches the runner-up's)"
+               if ld["is_tied_within_evidence"] else "the lead holds beyond the p10-p90 intervals")
+        )  # fmt: skip
     return "\n".join(out)
 
 
@@ -440,7 +488,10 @@ def leaders(not_after: date | None = None) -> dict[str, Any]:
                            where e.workload_class = r.workload_class and e.gpu_id = r.gpu_id
                              and e.evidence_from <= r.day
                              and (e.evidence_until is null or r.day < e.evidence_until)
-                          ) as calibration_source
+                          ) as calibration_source,
+                          (select l.is_tied_within_evidence from marts.fct_class_leaders_daily as l
+                           where l.workload_class = r.workload_class and l.day = r.day
+                          ) as is_tied_within_evidence
                    from marts.fct_gpu_rankings_daily as r
                    where r.gpu_rank = 1 and r.day = ?
                    order by r.workload_class""",
@@ -461,6 +512,7 @@ def render_leaders(result: dict[str, Any]) -> str:
     )
     why = {  # an estimated leader says why it is not measured or calibrated
         "architecture": "no run of its kind on this GPU",
+        "vendor": "no run of its kind on this GPU",
         "all_gpus": "no run of its kind on this GPU",
         "uncalibrated": "no run of its kind at all: uncalibrated",
     }
@@ -470,6 +522,7 @@ def render_leaders(result: dict[str, Any]) -> str:
         note = [why[r["calibration_source"]]] if r["evidence"] == "estimated" and r.get(
             "calibration_source") in why else []  # fmt: skip
         note += ["stale"] if r["is_stale"] else []
+        note += ["tied within evidence"] if r.get("is_tied_within_evidence") else []
         line = (
             f"{r['workload_class']:24s} {r['gpu_id']:28s} "
             f"{r['gpus_needed']:>2} "

@@ -18,5 +18,6 @@ select
     output_unit,
     round(100 * change_pct, 2) as change_pct,
     source as failed_source,
+    is_within_uncertainty,
     alert_key
 from {{ ref('fct_alert_candidates') }}

@@ -27,6 +27,8 @@ select
     c.tokens_per_dollar,
     c.cost_per_1m_accepted_tokens,
     c.cost_per_accepted_output,
+    c.cost_per_accepted_output_p10,
+    c.cost_per_accepted_output_p90,
     c.output_unit,
     c.is_eligible,
     c.ineligible_reason,

@@ -11,6 +11,8 @@
 --     kinds (same vendor and architecture, else all). Where no run of the class's kind exists at
 --     all (training, image generation: no such runs are shipped), the raw roofline, marked
 --     calibration_source = 'uncalibrated'.
+--   unit_outputs_per_s_p10 / _p90: the interval the figure rests on (the measured runs' spread,
+--     or the calibration's p10-p90 efficiencies x the roofline); the costs' intervals come from it.
 --   SLO of a calibrated or estimated cell: the model's TTFT and end-to-end latency times the
 --     runs' measured/predicted latency ratios (same weighting) against the class targets:
 --     estimated_met or estimated_broken, with slo_margin = the smallest target / estimate - 1.
@@ -35,6 +37,10 @@ measured as (
         count(*) as n_runs_matched,
         count(*) filter (where not runs.breaks_slo) as n_runs_used,
         median(runs.outputs_per_s_per_gpu) filter (where not runs.breaks_slo) as per_gpu_outputs_per_s,
+        quantile_cont(runs.outputs_per_s_per_gpu, 0.1) filter (where not runs.breaks_slo)
+            as per_gpu_outputs_per_s_p10,
+        quantile_cont(runs.outputs_per_s_per_gpu, 0.9) filter (where not runs.breaks_slo)
+            as per_gpu_outputs_per_s_p90,
         avg(runs.success_rate) filter (where not runs.breaks_slo) as mean_success_rate,
         count(runs.success_rate) filter (where not runs.breaks_slo) as n_runs_with_success,
         string_agg(
@@ -97,6 +103,19 @@ select
         when m.n_runs_matched > 0 then null
         else e.unit_outputs_per_s * coalesce(e.calibration_efficiency, 1.0)
     end as unit_outputs_per_s,
+    -- the p10-p90 interval of that throughput: the spread of the measured runs used, or the
+    -- roofline x the calibration's p10 and p90 efficiencies (null for the uncalibrated model:
+    -- nothing measures how far off it is)
+    case
+        when m.n_runs_used > 0 then m.per_gpu_outputs_per_s_p10 * f.gpus_needed
+        when m.n_runs_matched > 0 then null
+        else e.unit_outputs_per_s * e.efficiency_p10
+    end as unit_outputs_per_s_p10,
+    case
+        when m.n_runs_used > 0 then m.per_gpu_outputs_per_s_p90 * f.gpus_needed
+        when m.n_runs_matched > 0 then null
+        else e.unit_outputs_per_s * e.efficiency_p90
+    end as unit_outputs_per_s_p90,
     case when m.n_runs_used > 0 then m.per_gpu_outputs_per_s end as measured_per_gpu_outputs_per_s,
     case
         when m.n_runs_used > 0 then coalesce(m.mean_success_rate, 1.0)

@@ -52,6 +52,7 @@ rank_alerts as (
         new_evidence,
         output_unit,
         change_pct,
+        is_within_uncertainty,
         cause,
         case when cause = 'vanished_offer' and not old_source_fresh then old_source end as source,
         case when cause = 'vanished_offer' and not old_source_fresh then
@@ -90,6 +91,7 @@ capture_alerts as (
         cast(null as varchar) as new_evidence,
         r.output_unit,
         cast(null as double) as change_pct,
+        cast(null as boolean) as is_within_uncertainty,
         'capture_failed' as cause,
         f.source,
         r.days_since_observed as days_down,

@@ -1,5 +1,6 @@
 -- Per day and workload class: the GPU whose best eligible offer has the lowest cost per accepted
 -- output (gpu_rank 1), the runner-up for context, and the cheapest model API for comparison.
+-- is_tied_within_evidence: the leader's p10-p90 cost interval overlaps the runner-up's.
 -- evidence_basis says in words what the leader's throughput rests on, and for an estimate why
 -- nothing better exists (fct_throughput_evidence of that day's evidence epoch).
 with gpus as (
@@ -17,7 +18,9 @@ runners_up as (
         day,
         workload_class,
         gpu_id,
-        cost_per_accepted_output
+        cost_per_accepted_output,
+        cost_per_accepted_output_p10,
+        cost_per_accepted_output_p90
     from gpus
     where gpu_rank = 2
 ),
@@ -60,6 +63,9 @@ basis as (
             when e.calibration_source = 'architecture'
                 then 'estimated: no run on this kind of GPU; the model x the runs of '
                     || coalesce(e.calibration_comparable_gpus, 'its architecture')
+            when e.calibration_source = 'vendor'
+                then 'estimated: no run on this GPU''s architecture; the model x the runs of '
+                    || coalesce(e.calibration_comparable_gpus, 'its vendor''s GPUs')
             when e.calibration_source = 'all_gpus'
                 then 'estimated: no run on this GPU''s architecture; the model x the runs of '
                     || coalesce(e.calibration_comparable_gpus, 'all GPUs')
@@ -87,6 +93,8 @@ select
     l.gpus_needed,
     l.effective_hourly_cost,
     l.cost_per_accepted_output,
+    l.cost_per_accepted_output_p10,
+    l.cost_per_accepted_output_p90,
     l.output_unit,
     l.cost_per_1m_accepted_tokens,
     l.tokens_per_dollar,
@@ -99,6 +107,13 @@ select
     r.gpu_id as runner_up_gpu_id,
     r.cost_per_accepted_output as runner_up_cost_per_accepted_output,
     round(100 * (r.cost_per_accepted_output / l.cost_per_accepted_output - 1), 2) as lead_pct,
+    r.cost_per_accepted_output_p10 as runner_up_cost_p10,
+    -- the leader's p10-p90 cost interval reaches into the runner-up's: the evidence does not
+    -- tell them apart (an interval the evidence cannot give, e.g. the uncalibrated model's,
+    -- counts as reaching: nothing shows the lead to be real)
+    r.gpu_id is not null
+        and coalesce(l.cost_per_accepted_output_p90 >= r.cost_per_accepted_output_p10, true)
+        as is_tied_within_evidence,
     a.provider || ' ' || a.offer_id as best_api,
     a.cost_per_accepted_output as best_api_cost_per_accepted_output,
     l.source,

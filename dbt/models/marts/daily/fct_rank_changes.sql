@@ -7,6 +7,7 @@
 --   new_evidence:   the throughput evidence of the old or new leader changed (measured vs
 --                   estimated, the runs used, or the figure);
 --   price_change:   otherwise: prices moved the order.
+-- is_within_uncertainty: the new and old leader's p10-p90 cost intervals overlap.
 -- The rank-1 rows the changes are found in: every day's in a full build; in an incremental one the
 -- window's, and per class its last one before the window (what the window's first ranked day is
 -- compared with, however long ago). Reading every day's leaders (the costs computed for each), a
@@ -42,6 +43,8 @@ leaders as (
         lag(r.offer_id) over w as prev_offer_id,
         lag(r.option_key) over w as prev_option_key,
         lag(r.cost_per_accepted_output) over w as prev_cost_per_accepted_output,
+        lag(r.cost_per_accepted_output_p10) over w as prev_cost_p10,
+        lag(r.cost_per_accepted_output_p90) over w as prev_cost_p90,
         lag(r.evidence) over w as prev_evidence,
         lag(r.source) over w as prev_source
     from rank_one as r
@@ -106,6 +109,14 @@ select
     c.evidence as new_evidence,
     c.output_unit,
     c.cost_per_accepted_output / c.prev_cost_per_accepted_output - 1 as change_pct,
+    -- the new leader's p10-p90 cost interval overlaps the old leader's of the day before: the
+    -- change lies within what the evidence can tell apart (a missing interval counts as
+    -- overlapping: nothing shows the change to be real)
+    coalesce(
+        c.cost_per_accepted_output_p90 >= c.prev_cost_p10
+        and c.prev_cost_p90 >= c.cost_per_accepted_output_p10,
+        true
+    ) as is_within_uncertainty,
     case
         when old_today.option_key is null then 'vanished_offer'
         when new_before.option_key is null then 'new_offer'

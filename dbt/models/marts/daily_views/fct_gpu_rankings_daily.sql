@@ -27,6 +27,8 @@ select
     tokens_per_dollar,
     cost_per_1m_accepted_tokens,
     cost_per_accepted_output,
+    cost_per_accepted_output_p10,
+    cost_per_accepted_output_p90,
     output_unit,
     slo_status,
     is_stale,

@@ -8,6 +8,8 @@
 --   cost_per_1m_accepted_tokens = effective_hourly_cost / accepted output tokens per hour x 1e6
 --   cost_per_accepted_output, in the class unit: per request (output_len tokens), per 1M tokens,
 --   per training sample, per image.
+--   cost_per_accepted_output_p10 / _p90: its interval from the throughput's p10-p90 (the
+--   measured runs' spread or the calibration's), the cost going as 1 / throughput.
 -- Model APIs: accepted fraction = quality_pass_rate; no GPU, no hourly cost.
 -- The arithmetic is macros/economics.sql's with_cost_measures, the one the ranks were ordered by.
 
@@ -35,6 +37,8 @@ select
     gpus_needed,
     evidence,
     unit_outputs_per_s,
+    unit_outputs_per_s_p10,
+    unit_outputs_per_s_p90,
     success_fraction,
     success_source,
     quality_pass_rate,
@@ -50,6 +54,8 @@ select
     cost_per_1m_accepted_tokens,
     output_unit,
     cost_per_accepted_output,
+    cost_per_accepted_output_p10,
+    cost_per_accepted_output_p90,
     is_eligible,
     ineligible_reason,
     is_stale,
