@@ -162,8 +162,21 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
     health = _df(
         con,
         """select source, newest_accepted_at, days_since_newest, is_stale, is_down,
-                  n_fetch_failures, last_failure_reason
+                  n_fetch_failures, last_failure_reason, n_price_disagreements
            from analytics.source_health order by is_down desc, is_stale desc, source""",
+    )
+    # Offers two sources price beyond the tolerance on the shown day, and whose price ranks.
+    disagreements = _df(
+        con,
+        """select provider, gpu_id, gpu_count, pricing_model, region,
+                  source_a, price_usd_per_gpu_hour_a, source_b, price_usd_per_gpu_hour_b,
+                  round(100 * relative_gap, 1) as gap_pct,
+                  case when is_catalog_set_aside then source_a || ' (the provider''s page)'
+                       else 'both (the cheaper ranks)' end as ranked
+           from marts.fct_price_disagreements
+           where day = ? and is_above_tolerance
+           order by relative_gap desc, provider, gpu_id, source_a, source_b""",
+        [day],
     )
     cover = _df(
         con,
@@ -183,6 +196,7 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
         "alerts": alerts,
         "day_alerts": day_alerts,
         "health": health,
+        "disagreements": disagreements,
     }
 
 
@@ -315,7 +329,11 @@ _WORDS = {
     "change_pct": "change (%)", "failed_source": "failed source",
     "newest_accepted_at": "newest accepted capture", "days_since_newest": "days since",
     "is_stale": "stale", "is_down": "down", "n_fetch_failures": "failed fetches",
-    "last_failure_reason": "last failure",
+    "last_failure_reason": "last failure", "n_price_disagreements": "price disagreements",
+    "gpu_id": "GPU", "gpu_count": "GPUs", "pricing_model": "pricing",
+    "source_a": "source", "price_usd_per_gpu_hour_a": "USD/GPU-h",
+    "source_b": "other source", "price_usd_per_gpu_hour_b": "other USD/GPU-h",
+    "gap_pct": "gap (%)", "ranked": "ranked price",
 }  # fmt: skip
 
 
@@ -427,6 +445,8 @@ th {{ background: #f4f4f4; }} section {{ margin: 1.5em 0; }} .empty {{ color: #6
 {_table(_words(data["alerts"]), "No alerts yet.")}
 <h2>Source health</h2>
 {_table(_words(data["health"]), "No sources.")}
+<h2>Sources that disagree on {html.escape(str(day))}</h2>
+{_table(_words(data["disagreements"]), f"No two sources price an offer apart on {day}.")}
 <p class="meta">Evidence: measured = matching benchmark runs; calibrated = the performance model x
 the efficiency of the runs on that kind of GPU; estimated = the model x the efficiency of
 comparable GPUs (or the raw model where no run of the kind exists). Stale prices are carried

@@ -448,3 +448,43 @@ def test_a_full_build_stores_each_per_day_mart_in_day_order(demo):
     assert query(paths, "select count(*) from marts.fct_workload_costs_daily")[0][0] == 78786
     assert ranked == 45250
     assert {mart: later for mart, (rows, later) in stored.items() if rows == 0 or later} == {}
+
+
+def test_no_two_demo_sources_price_one_offer_on_the_same_day(demo):
+    """Two sources held against each other (fct_price_disagreements): on the demo no offer is
+    priced by two sources on one day, because the days each source prices a provider never
+    meet, so nothing is set aside and source health names no disagreement."""
+    paths, _ = demo
+    assert query(
+        paths,
+        """select source, source_kind, count(*) from intermediate.int_gpu_offers_priced
+           group by all order by source""",
+    ) == [
+        ("coreweave", "provider_page", 1665),
+        ("coreweave_docs", "provider_page", 164),
+        ("everxcloud", "provider_page", 18),  # a configured page, named after its provider
+        ("quote_csv", "provider_page", 188),
+        ("skypilot", "catalog", 4754),
+    ]
+    assert query(paths, "select count(*) from marts.fct_price_disagreements") == [(0,)]
+    # CoreWeave's two sources are years apart; quote_csv's export (2026-02-11, carried three
+    # days) ends four weeks before SkyPilot's first catalog and CoreWeave's tracker begin
+    assert query(
+        paths,
+        """select provider, source, min(day), max(day) from marts.fct_gpu_offers_daily
+           where provider in ('coreweave', 'lambda') group by all order by provider, 3""",
+    ) == [
+        ("coreweave", "coreweave_docs", date(2021, 4, 28), date(2023, 5, 27)),
+        ("coreweave", "quote_csv", date(2026, 2, 11), date(2026, 2, 14)),
+        ("coreweave", "coreweave", date(2026, 3, 13), date(2026, 8, 22)),
+        ("lambda", "quote_csv", date(2026, 2, 11), date(2026, 2, 14)),
+        ("lambda", "skypilot", date(2026, 3, 13), date(2026, 8, 22)),
+    ]
+    # SkyPilot's catalogs and the configured pages share no provider on the demo
+    assert query(
+        paths,
+        """select source, string_agg(distinct provider, ',' order by provider)
+           from intermediate.int_gpu_offers_priced
+           where source in ('skypilot', 'everxcloud', 'crusoe', 'denvr') group by 1 order by 1""",
+    ) == [("everxcloud", "everxcloud"), ("skypilot", "lambda,nebius,paperspace,runpod")]
+    assert query(paths, "select sum(n_price_disagreements) from analytics.source_health") == [(0,)]

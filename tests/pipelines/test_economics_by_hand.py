@@ -191,7 +191,10 @@ def test_the_dbt_unit_tests_of_the_same_cases_pass(tmp_path):
         "int_workload_memory_fit::memory_fit_needs_two_gpus_when_one_is_too_small",
         "int_throughput_calibrated::calibration_by_the_runs_on_each_kind_of_gpu",
         "int_gpu_specs_by_epoch::a_gpu_listed_under_two_names_takes_the_first_name_s_figures",
+        # and the other unit tests of the project: two sources of one offer, which price ranks
+        "fct_price_disagreements::a_catalog_and_a_page_twenty_and_two_percent_apart",
+        "fct_gpu_offers_daily::a_provider_page_stands_over_a_catalog",
     ]
     for name in names:
         assert f"PASS {name}" in done.stdout
-    assert "6 unit tests" in done.stdout and "FAIL" not in done.stdout
+    assert "8 unit tests" in done.stdout and "FAIL" not in done.stdout

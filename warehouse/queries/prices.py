@@ -78,7 +78,8 @@ def source_health() -> list[dict[str, Any]]:
     con = connect_published()
     try:
         try:
-            cur = con.execute("select * from marts.source_health order by source")
+            # the analysts' view: the mart's health with the day's price disagreements named
+            cur = con.execute("select * from analytics.source_health order by source")
         except duckdb.CatalogException as exc:
             raise WarehouseMissing(
                 f"source health not built yet ({exc}); run `gpuledger refresh`"
@@ -110,4 +111,12 @@ def render_source_health(rows: list[dict[str, Any]]) -> str:
         age = "-" if r["days_since_newest"] is None else str(r["days_since_newest"])
         rows_day = r["rows_newest_day"] or 0
         lines.append(fmt.format(r["source"], state, newest, rows_day, age, failure))
+    disagreeing = [r for r in rows if r.get("n_price_disagreements")]
+    if disagreeing:
+        lines.append(
+            "Prices another source gives differently on the as-of day (beyond the tolerance; "
+            "marts.fct_price_disagreements):"
+        )
+        for r in disagreeing:
+            lines.append(f"  {r['source']}: {r['price_disagreements']}")
     return "\n".join(lines)

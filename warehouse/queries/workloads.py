@@ -250,6 +250,17 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
                         c.price_usd_per_gpu_hour, c.option_key""",
             [workload, gpu_id, day],
         )
+        # another source's price of the best offer that day, and which of the two ranks
+        competing = []
+        if offers and offers[0]["option_kind"] == "gpu_offer":
+            competing = _rows(
+                con,
+                """select * from marts.fct_price_disagreements
+                   where day = ? and ((source_a = ? and offer_key_a = ?)
+                                      or (source_b = ? and offer_key_b = ?))
+                   order by relative_gap desc, source_a, source_b, offer_key_a, offer_key_b""",
+                [day] + [offers[0]["source"], offers[0]["option_key"]] * 2,
+            )
         rank = con.execute(
             """select gpu_rank, option_rank from marts.fct_gpu_rankings_daily
                where workload_class = ? and day = ? and gpu_id = ? and gpu_rank is not null""",
@@ -298,6 +309,7 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
         "runs": runs,
         "calibration_runs": calibration_runs,
         "best_offer": offers[0] if offers else None,
+        "competing_prices": competing,
         "n_offers": len(offers),
         "gpu_rank": rank[0] if rank else None,
         "leader": leader[0] if leader else None,
@@ -418,6 +430,8 @@ def render_explain(x: dict[str, Any]) -> str:
         f"sha256 {o['snapshot_sha256'][:16]}..; "
         + (f"stale {o['days_since_observed']} days" if o["is_stale"] else "fresh")
     )
+    for d in x.get("competing_prices") or []:
+        out.append("   " + _competing(d, o["source"]))
     if not o["is_eligible"]:
         out.append(f"   not eligible: {o['ineligible_reason']}")
         return "\n".join(out)
@@ -461,6 +475,21 @@ def render_explain(x: dict[str, Any]) -> str:
                if ld["is_tied_within_evidence"] else "the lead holds beyond the p10-p90 intervals")
         )  # fmt: skip
     return "\n".join(out)
+
+
+def _competing(d: dict[str, Any], source: str) -> str:
+    """One line on another source's price of the same offer that day and the rule that chose."""
+    side, other = ("a", "b") if d["source_a"] == source else ("b", "a")
+    line = (
+        f"competing source: {d[f'source_{other}']} ({d[f'source_kind_{other}']}) prices this "
+        f"offer as {d[f'offer_id_{other}']} at {d[f'price_usd_per_gpu_hour_{other}']:.6f} USD per "
+        f"GPU-hour, {d['relative_gap']:.1%} apart"
+        + (" (beyond the tolerance)" if d["is_above_tolerance"] else "")
+        + "; "
+    )
+    if d["is_catalog_set_aside"]:
+        return line + "the provider's own page is taken over a catalog (docs/method.md)"
+    return line + "both are the same kind of source, so both offers rank and the cheaper leads"
 
 
 def _num(value, digits: int = 3) -> str:
