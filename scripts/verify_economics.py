@@ -206,8 +206,9 @@ def run_efficiencies(runs: list[dict], models: dict, specs: dict, catalog: dict,
                 predicted = r["gpu_count"] * tflops * float(v["compute_efficiency"]) / per_image
                 out.append({
                     "run": {**r, "input_len": 0.0, "output_len": 1.0}, "run_kind": "image",
-                    "kind": (gpu["family"], float(gpu["memory_gb"])), "vendor": gpu["vendor"],
+                    "kind": (gpu["vendor"], gpu["family"]), "vendor": gpu["vendor"],
                     "architecture": gpu["architecture"], "active": r["model_active_params_b"],
+                    "stack": stack_group(r["serving_stack"]),
                     "batch": 1.0, "moe": False,
                     "efficiency": r["output_units_per_s"] / predicted,
                     "ttft_ratio": None, "e2e_ratio": None,
@@ -246,8 +247,9 @@ def run_efficiencies(runs: list[dict], models: dict, specs: dict, catalog: dict,
         ttft_meas = r["ttft_p95_ms"] if r["ttft_p95_ms"] is not None else r["ttft_p99_ms"]
         out.append({
             "run": r, "run_kind": "tokens",
-            "kind": (gpu["family"], float(gpu["memory_gb"])), "vendor": gpu["vendor"],
+            "kind": (gpu["vendor"], gpu["family"]), "vendor": gpu["vendor"],
             "architecture": gpu["architecture"], "active": active, "batch": batch,
+            "stack": stack_group(r["serving_stack"]),
             "moe": is_moe(model), "efficiency": r["output_tokens_per_s"] / per_s,
             "ttft_ratio": ttft_meas / ttft if source != "offline" and ttft_meas and ttft else None,
             "e2e_ratio": r["e2e_p99_ms"] / e2e if source != "offline" and r["e2e_p99_ms"] else None,
@@ -255,18 +257,39 @@ def run_efficiencies(runs: list[dict], models: dict, specs: dict, catalog: dict,
     return out
 
 
+def stack_group(stack: str | None) -> str:
+    """Serving stacks as calibration groups (MLPerf's "TensorRT" runs TensorRT-LLM)."""
+    name = (stack or "").lower()
+    if name in ("tensorrt-llm", "tensorrt", "trtllm", "trt-llm"):
+        return "trtllm"
+    return name if name in ("vllm", "sglang") else "other"
+
+
+def regime(batch: float, input_len: float, output_len: float) -> str:
+    if input_len >= 8 * output_len:
+        return "prefill_heavy"
+    return "decode_high_concurrency" if batch >= 64 else "decode_low_concurrency"
+
+
 def nearness(e: dict, cls: dict, model: dict) -> float:
     def dist(a, b):
         return abs(math.log(max(a, 1) / max(b, 1)))
 
     r = e["run"]
+    batch, i, o = (
+        fnum(cls["concurrency"]) or 1,
+        fnum(cls["input_len"]) or 0,
+        fnum(cls["output_len"]),
+    )
+    o = 1 if o is None else o
     d = (abs(math.log(e["active"] / float(model["active_params_b"])))
-         + dist(e["batch"], fnum(cls["concurrency"]) or 1)
-         + 0.5 * dist(r["input_len"], fnum(cls["input_len"]) or 0)
-         + 0.5 * dist(r["output_len"], fnum(cls["output_len"]) or 1)
+         + dist(e["batch"], batch)
+         + 0.5 * dist(r["input_len"], i)
+         + 0.5 * dist(r["output_len"], o)
          + (0 if r["precision"] == cls["precision"] else 1)
          + (0 if e["moe"] == is_moe(model) else 1))  # fmt: skip
-    return math.exp(-2 * d)
+    same = regime(e["batch"], r["input_len"], r["output_len"]) == regime(batch, i, o)
+    return math.exp(-2 * d) * (1.0 if same else math.exp(-2.0))
 
 
 def weighted_geomean(pairs: list[tuple[float, float]]) -> float | None:
@@ -276,45 +299,70 @@ def weighted_geomean(pairs: list[tuple[float, float]]) -> float | None:
     return math.exp(sum(w * math.log(x) for w, x in pairs) / sum(w for w, _ in pairs))
 
 
-def calibration(cls: dict, model: dict, gpu: dict, effs: list[dict]) -> dict | None:
+def weighted_quantile(items: list[tuple[float, float, str]], q: float) -> float:
+    """The smallest log-efficiency whose cumulative weight share reaches q; items are
+    (weight, log efficiency, run key), ordered by efficiency then run key."""
+    items = sorted(items, key=lambda t: (t[1], t[2]))
+    total, acc = sum(w for w, _, _ in items), 0.0
+    for w, le, _ in items:
+        acc += w
+        if acc / total >= q - 1e-12:
+            return le
+    return items[-1][1]
+
+
+def effective_runs(items: list[tuple[float, float, str]]) -> float:
+    return sum(w for w, _, _ in items) ** 2 / sum(w * w for w, _, _ in items)
+
+
+def calibration(cls: dict, model: dict, gpu: dict, effs: list[dict], v: dict) -> dict | None:
     """Efficiency and latency ratios for a (class, GPU) without matching runs, from the runs of
-    the class's kind (token runs for LLM serving, image runs for image generation)."""
-    kinds: dict = {}
+    the class's kind (token runs for LLM serving, image runs for image generation): the weighted
+    upper quantile of each level's efficiencies, shrunk toward the level above (all GPUs <-
+    vendor <- generation <- GPU kind <- stack) by its effective number of runs; the best stack."""
+    q, n0 = float(v["calibration_quantile"]), float(v["calibration_prior_weight"])
     wanted = "image" if cls["class_kind"] == "image_generation" else "tokens"
-    for e in (e for e in effs if e["run_kind"] == wanted):
-        kinds.setdefault(e["kind"], []).append((nearness(e, cls, model), e))
-    per_kind = {}
-    for k, items in kinds.items():
-        near = [(w, e) for w, e in items if w >= math.exp(-4)]
-        per_kind[k] = {
-            "efficiency": weighted_geomean([(w, e["efficiency"]) for w, e in items]),
-            "ttft": weighted_geomean([(w, e["ttft_ratio"]) for w, e in near]),
-            "e2e": weighted_geomean([(w, e["e2e_ratio"]) for w, e in near]),
-            "vendor": items[0][1]["vendor"], "architecture": items[0][1]["architecture"],
-        }  # fmt: skip
-    if not per_kind:
+    pool = [(nearness(e, cls, model), e) for e in effs if e["run_kind"] == wanted]
+    pool = [(w, e) for w, e in pool if e["efficiency"] > 0]
+    if not pool:
         return None
-    own = (gpu["family"], float(gpu["memory_gb"]))
-    others = {k: x for k, x in per_kind.items() if k != own}
-    arch = [
-        x
-        for x in others.values()
-        if x["vendor"] == gpu["vendor"] and x["architecture"] == gpu["architecture"]
-    ]
 
-    def median_of(key, pool):
-        vals = [x[key] for x in pool if x[key] is not None]
-        return statistics.median(vals) if vals else None
+    def level(pred) -> list[tuple[float, float, str]]:
+        return [(w, math.log(e["efficiency"]), e["run"]["run_key"]) for w, e in pool if pred(e)]
 
-    if own in per_kind:
-        grade, eff = "calibrated", per_kind[own]["efficiency"]
-    else:
-        grade = "estimated"
-        eff = median_of("efficiency", arch) or median_of("efficiency", others.values())
-    mine = per_kind.get(own, {})
-    ttft = mine.get("ttft") or median_of("ttft", arch) or median_of("ttft", others.values())
-    e2e = mine.get("e2e") or median_of("e2e", arch) or median_of("e2e", others.values())
-    return {"grade": grade, "efficiency": eff, "ttft_ratio": ttft, "e2e_ratio": e2e}
+    def shrunk(items, above: float) -> float:
+        ess = effective_runs(items)
+        return (ess * weighted_quantile(items, q) + n0 * above) / (ess + n0)
+
+    def ratio(key: str, pred) -> float | None:
+        near = [(w, e[key]) for w, e in pool if pred(e) and w >= math.exp(-4)]
+        return weighted_geomean(near)
+
+    s = weighted_quantile(level(lambda e: True), q)
+    preds = [lambda e: True]
+    source = "all_gpus"
+    for name, pred in (
+        ("vendor", lambda e: e["vendor"] == gpu["vendor"]),
+        ("architecture", lambda e: e["vendor"] == gpu["vendor"]
+            and e["architecture"] == gpu["architecture"]),
+        ("this_gpu_kind", lambda e: e["kind"] == (gpu["vendor"], gpu["family"])),
+    ):  # fmt: skip
+        items = level(pred)
+        if not items:
+            break
+        s, source = shrunk(items, s), name
+        preds.append(pred)
+    if source == "this_gpu_kind":
+        own = preds[-1]
+        s = max(
+            shrunk(level(lambda e, st=st: own(e) and e["stack"] == st), s)
+            for st in {e["stack"] for _, e in pool if own(e)}
+        )
+    ttft = next((x for x in (ratio("ttft_ratio", p) for p in reversed(preds)) if x), None)
+    e2e = next((x for x in (ratio("e2e_ratio", p) for p in reversed(preds)) if x), None)
+    grade = "calibrated" if source == "this_gpu_kind" else "estimated"
+    return {"grade": grade, "source": source, "efficiency": math.exp(s),
+            "ttft_ratio": ttft, "e2e_ratio": e2e}  # fmt: skip
 
 
 def cost_per_output(cls: dict, n: int, price: float, unit_per_s: float, success: float) -> float:
@@ -380,7 +428,7 @@ def recompute(con, day: date) -> dict[str, list[dict]]:
                 cell["success"] = sum(rates) / len(rates) if rates else 1.0
             elif not matched and est is not None:
                 per_s, ttft, e2e = est
-                cal = (calibration(cls, model, catalog[gpu_id], effs)
+                cal = (calibration(cls, model, catalog[gpu_id], effs, v)
                        if cls["class_kind"] != "training" else None)  # fmt: skip
                 cell["evidence"] = cal["grade"] if cal else "estimated"
                 cell["unit"] = per_s * (cal["efficiency"] if cal else 1.0)
