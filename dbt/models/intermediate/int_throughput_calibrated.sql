@@ -53,10 +53,11 @@ select
     cal.comparable_gpus,
     cal.ttft_ratio,
     cal.e2e_ratio
+-- render(): the relation itself, also under `dbt run --empty` (which wraps a ref in a subquery)
 from classes as c
 cross join run_epochs as e,
     lateral main.gl_calibration(
-        '{{ ref("fct_benchmark_run_efficiency") }}', '{{ ref("dim_gpu") }}', c.run_kind,
+        '{{ ref("fct_benchmark_run_efficiency").render() }}', '{{ ref("dim_gpu").render() }}', c.run_kind,
         c.active_params_b, c.concurrency, c.input_len, c.output_len, c.precision, c.is_moe,
         e.calibrated_from, null, null, null
     ) as cal
