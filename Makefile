@@ -10,7 +10,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 export DAGSTER_DISABLE_TELEMETRY := 1
 export GX_ANALYTICS_ENABLED := False
 
-.PHONY: run test install manifest browser docs perf dev lint clean
+.PHONY: run test install manifest browser postgres docs perf dev lint clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "gpuledger needs Python 3.11+ (set PYTHON=...)")'
@@ -32,7 +32,7 @@ manifest: $(MANIFEST)
 run: $(MANIFEST)
 	@$(BIN)/gpuledger refresh
 
-test: $(MANIFEST) browser
+test: $(MANIFEST) browser postgres
 	$(BIN)/pytest
 
 # Debian's headless Chromium, which the report test draws the page in; installed when missing.
@@ -42,6 +42,15 @@ browser:
 	    echo "installing Debian's chromium for the report test"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "no chromium and no root: the report-rendering test will be skipped"; fi; }
+
+# Debian's PostgreSQL server, which the test of Dagster's storage on PostgreSQL starts on
+# 127.0.0.1 (tests/integration/test_postgres_storage.py); installed when missing.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's postgresql for the test of Dagster's storage on PostgreSQL"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	  else echo "no PostgreSQL server and no root: the PostgreSQL storage test will be skipped"; fi; }
 
 # Scale run (a script, not a test): prints its table and writes perf/runs/latest.md (+ .json).
 perf: $(MANIFEST)

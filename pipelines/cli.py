@@ -21,6 +21,7 @@ from pipelines.commands.read import (
     cmd_sql,
 )
 from pipelines.commands.sources import cmd_import_snapshot, cmd_parse, cmd_providers
+from warehouse.paths import DagsterStorageError
 
 VERBOSE_HELP = (
     "show Dagster's, dbt's and GX's own log on the console (always in the run's log file)"
@@ -241,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except DagsterStorageError as exc:  # a wrong GPULEDGER_DAGSTER_PG_URL, a server down
+        print(f"gpuledger: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # the reader of our output went away (e.g. `| head`): not an error of gpuledger's
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

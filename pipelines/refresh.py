@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import sys
 import textwrap
@@ -12,7 +13,7 @@ from typing import Any
 
 from pipelines.progress import console_kept
 from warehouse import db, publish
-from warehouse.paths import Paths, prepare_environment
+from warehouse.paths import DAGSTER_PG_URL_VAR, DagsterStorageError, Paths, prepare_environment
 
 
 def run_refresh(
@@ -69,7 +70,7 @@ def run_refresh(
         "run_log": {"config": {"path": str(log_path)}},
     }
     # Dagster's own instance in DAGSTER_HOME (its dagster.yaml: SQLite storage by default)
-    with contextlib.ExitStack() as quiet, dg.DagsterInstance.get() as instance:
+    with contextlib.ExitStack() as quiet, open_instance() as instance:
         if progress:  # the progress lines reach the console whatever Dagster captures
             quiet.enter_context(console_kept())
         if progress and not verbose:  # dbt's own output (dagster-dbt echoes it) into the log file
@@ -95,6 +96,39 @@ def run_refresh(
         for event in failures:
             print(f"  {event.step_key}: {_why(event)}", file=out)
     return result
+
+
+def open_instance():
+    """Dagster's instance of DAGSTER_HOME, as its dagster.yaml says (PostgreSQL when
+    GPULEDGER_DAGSTER_PG_URL is set); a storage that cannot be opened raises DagsterStorageError
+    naming the setting and why, with the URL's password left out."""
+    import dagster as dg
+
+    try:
+        return dg.DagsterInstance.get()
+    except Exception as exc:
+        url = os.environ.get(DAGSTER_PG_URL_VAR)
+        if not url:
+            raise
+        raise DagsterStorageError(_storage_error(url, exc)) from exc
+
+
+def _storage_error(url: str, exc: BaseException) -> str:
+    secret = re.search(r"://[^:/@]+:([^/@]+)@", url)
+    shown = url.replace(f":{secret[1]}@", ":***@") if secret else url
+    cause: BaseException = exc
+    while cause.__cause__ is not None or cause.__context__ is not None:
+        cause = cause.__cause__ or cause.__context__
+    reason = str(getattr(cause, "orig", None) or cause).strip()
+    reason = reason.splitlines()[0] if reason else type(cause).__name__
+    if isinstance(cause, ModuleNotFoundError) and cause.name == "psycopg":
+        reason = ("SQLAlchemy takes postgresql:// for the psycopg 3 driver, which is not "
+                  "installed; write the URL as postgresql+psycopg2://...")  # fmt: skip
+    if secret:
+        reason = reason.replace(secret[1], "***")
+    return (
+        f"Dagster's storage on PostgreSQL cannot be opened ({DAGSTER_PG_URL_VAR}={shown}): {reason}"
+    )
 
 
 def _why(event, limit: int = 1200) -> str:
