@@ -179,80 +179,98 @@ with runs as (
         and (x_family is null or r.family is distinct from x_family)
 ),
 cum as (
+    -- cumulative weight shares in efficiency order; every sum here runs in a fixed order (an
+    -- ordered window, or a list in run order), so the same runs give the same bits every build
     select
         *,
-        sum(w) over (order by le, run_key rows unbounded preceding) / sum(w) over () as c_all,
-        sum(w) over (partition by vendor order by le, run_key rows unbounded preceding)
-            / sum(w) over (partition by vendor) as c_vendor,
-        sum(w) over (partition by vendor, architecture order by le, run_key rows unbounded preceding)
-            / sum(w) over (partition by vendor, architecture) as c_gen,
-        sum(w) over (partition by vendor, family order by le, run_key rows unbounded preceding)
-            / sum(w) over (partition by vendor, family) as c_kind,
-        sum(w) over (
-            partition by vendor, family, stack_group order by le, run_key rows unbounded preceding
-        ) / sum(w) over (partition by vendor, family, stack_group) as c_stack,
+        k_all / max(k_all) over () as c_all,
+        k_vendor / max(k_vendor) over (partition by vendor) as c_vendor,
+        k_gen / max(k_gen) over (partition by vendor, architecture) as c_gen,
+        k_kind / max(k_kind) over (partition by vendor, family) as c_kind,
+        k_stack / max(k_stack) over (partition by vendor, family, stack_group) as c_stack,
         w >= exp(-4.0) as near
-    from runs
+    from (
+        select
+            *,
+            sum(w) over (order by le, run_key rows unbounded preceding) as k_all,
+            sum(w) over (partition by vendor order by le, run_key rows unbounded preceding)
+                as k_vendor,
+            sum(w) over (
+                partition by vendor, architecture order by le, run_key rows unbounded preceding
+            ) as k_gen,
+            sum(w) over (partition by vendor, family order by le, run_key rows unbounded preceding)
+                as k_kind,
+            sum(w) over (
+                partition by vendor, family, stack_group order by le, run_key
+                rows unbounded preceding
+            ) as k_stack
+        from runs
+    ) as ordered
 ),
 lvl_all as (
     select
         count(*) as n,
-        pow(sum(w), 2) / sum(w * w) as ess,
+        pow(list_sum(list(w order by le, run_key)), 2)
+            / list_sum(list(w * w order by le, run_key)) as ess,
         min(le) filter (where c_all >= {{ var('calibration_quantile') }} - 1e-12) as q,
         min(le) filter (where c_all >= 0.1 - 1e-12) as p10,
         min(le) filter (where c_all >= 0.9 - 1e-12) as p90,
-        sum(w * ln(ttft_ratio)) filter (where ttft_ratio > 0 and near)
-            / sum(w) filter (where ttft_ratio > 0 and near) as l_ttft,
-        sum(w * ln(e2e_ratio)) filter (where e2e_ratio > 0 and near)
-            / sum(w) filter (where e2e_ratio > 0 and near) as l_e2e
+        list_sum(list(w * ln(ttft_ratio) order by le, run_key) filter (where ttft_ratio > 0 and near))
+            / list_sum(list(w order by le, run_key) filter (where ttft_ratio > 0 and near)) as l_ttft,
+        list_sum(list(w * ln(e2e_ratio) order by le, run_key) filter (where e2e_ratio > 0 and near))
+            / list_sum(list(w order by le, run_key) filter (where e2e_ratio > 0 and near)) as l_e2e
     from cum
 ),
 lvl_vendor as (
     select
         vendor, count(*) as n,
-        pow(sum(w), 2) / sum(w * w) as ess,
+        pow(list_sum(list(w order by le, run_key)), 2)
+            / list_sum(list(w * w order by le, run_key)) as ess,
         min(le) filter (where c_vendor >= {{ var('calibration_quantile') }} - 1e-12) as q,
         min(le) filter (where c_vendor >= 0.1 - 1e-12) as p10,
         min(le) filter (where c_vendor >= 0.9 - 1e-12) as p90,
-        sum(w * ln(ttft_ratio)) filter (where ttft_ratio > 0 and near)
-            / sum(w) filter (where ttft_ratio > 0 and near) as l_ttft,
-        sum(w * ln(e2e_ratio)) filter (where e2e_ratio > 0 and near)
-            / sum(w) filter (where e2e_ratio > 0 and near) as l_e2e,
+        list_sum(list(w * ln(ttft_ratio) order by le, run_key) filter (where ttft_ratio > 0 and near))
+            / list_sum(list(w order by le, run_key) filter (where ttft_ratio > 0 and near)) as l_ttft,
+        list_sum(list(w * ln(e2e_ratio) order by le, run_key) filter (where e2e_ratio > 0 and near))
+            / list_sum(list(w order by le, run_key) filter (where e2e_ratio > 0 and near)) as l_e2e,
         string_agg(distinct family, ', ' order by family) as kinds
     from cum group by vendor
 ),
 lvl_gen as (
     select
         vendor, architecture, count(*) as n,
-        pow(sum(w), 2) / sum(w * w) as ess,
+        pow(list_sum(list(w order by le, run_key)), 2)
+            / list_sum(list(w * w order by le, run_key)) as ess,
         min(le) filter (where c_gen >= {{ var('calibration_quantile') }} - 1e-12) as q,
         min(le) filter (where c_gen >= 0.1 - 1e-12) as p10,
         min(le) filter (where c_gen >= 0.9 - 1e-12) as p90,
-        sum(w * ln(ttft_ratio)) filter (where ttft_ratio > 0 and near)
-            / sum(w) filter (where ttft_ratio > 0 and near) as l_ttft,
-        sum(w * ln(e2e_ratio)) filter (where e2e_ratio > 0 and near)
-            / sum(w) filter (where e2e_ratio > 0 and near) as l_e2e,
+        list_sum(list(w * ln(ttft_ratio) order by le, run_key) filter (where ttft_ratio > 0 and near))
+            / list_sum(list(w order by le, run_key) filter (where ttft_ratio > 0 and near)) as l_ttft,
+        list_sum(list(w * ln(e2e_ratio) order by le, run_key) filter (where e2e_ratio > 0 and near))
+            / list_sum(list(w order by le, run_key) filter (where e2e_ratio > 0 and near)) as l_e2e,
         string_agg(distinct family, ', ' order by family) as kinds
     from cum group by vendor, architecture
 ),
 lvl_kind as (
     select
         vendor, family, count(*) as n, max(w) as nearest_weight,
-        pow(sum(w), 2) / sum(w * w) as ess,
+        pow(list_sum(list(w order by le, run_key)), 2)
+            / list_sum(list(w * w order by le, run_key)) as ess,
         min(le) filter (where c_kind >= {{ var('calibration_quantile') }} - 1e-12) as q,
         min(le) filter (where c_kind >= 0.1 - 1e-12) as p10,
         min(le) filter (where c_kind >= 0.9 - 1e-12) as p90,
-        sum(w * ln(ttft_ratio)) filter (where ttft_ratio > 0 and near)
-            / sum(w) filter (where ttft_ratio > 0 and near) as l_ttft,
-        sum(w * ln(e2e_ratio)) filter (where e2e_ratio > 0 and near)
-            / sum(w) filter (where e2e_ratio > 0 and near) as l_e2e,
+        list_sum(list(w * ln(ttft_ratio) order by le, run_key) filter (where ttft_ratio > 0 and near))
+            / list_sum(list(w order by le, run_key) filter (where ttft_ratio > 0 and near)) as l_ttft,
+        list_sum(list(w * ln(e2e_ratio) order by le, run_key) filter (where e2e_ratio > 0 and near))
+            / list_sum(list(w order by le, run_key) filter (where e2e_ratio > 0 and near)) as l_e2e,
         array_to_string(list(run_key order by w desc, run_key)[1:5], ' | ') as nearest_runs
     from cum group by vendor, family
 ),
 lvl_stack as (
     select
         vendor, family, stack_group, count(*) as n,
-        pow(sum(w), 2) / sum(w * w) as ess,
+        pow(list_sum(list(w order by le, run_key)), 2)
+            / list_sum(list(w * w order by le, run_key)) as ess,
         min(le) filter (where c_stack >= {{ var('calibration_quantile') }} - 1e-12) as q
     from cum group by vendor, family, stack_group
 ),
