@@ -170,3 +170,23 @@ def test_sinks_come_from_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("GPULEDGER_ALERT_WEBHOOK_URL")
     with pytest.raises(ValueError, match="GPULEDGER_ALERT_WEBHOOK_URL"):
         alerts.configured_sinks(tmp_path, logging.getLogger("t"))
+
+
+def test_a_change_within_the_evidences_uncertainty_says_so(con):
+    """fct_alert_candidates carries is_within_uncertainty (fct_rank_changes: the old and new
+    leader's p10-p90 costs overlap): such a change says it may not be real; one whose intervals
+    are apart does not."""
+    con.execute(
+        """alter table marts.fct_alert_candidates add column is_within_uncertainty boolean;
+           update marts.fct_alert_candidates set is_within_uncertainty = true
+               where workload_class = 'chat-70b';
+           update marts.fct_alert_candidates set is_within_uncertainty = false
+               where alert_key = 'chat-8b|2026-01-01|old';"""
+    )
+    alerts.sync(con, date(2026, 3, 14), start=date(2025, 12, 1))
+    got = dict(con.execute("select alert_key, message from ops.alerts").fetchall())
+    assert got["chat-70b|2026-03-13|nvidia-h100-sxm-80gb"].endswith(
+        "; WITHIN THE EVIDENCE'S UNCERTAINTY: the old and new leader's p10-p90 costs overlap, "
+        "so the change may not be real"
+    )
+    assert "UNCERTAINTY" not in got["chat-8b|2026-01-01|old"]

@@ -108,43 +108,74 @@ def test_a_mixture_of_experts_reads_its_active_experts_per_token():
     assert ve.is_moe(moe) and not ve.is_moe(MODEL_70B)
 
 
-def _eff(key, kind, vendor, arch, eff, batch=32, moe=False, ttft=None):
+def _eff(key, kind, vendor, arch, eff, batch=32, moe=False, ttft=None, stack="vllm"):
     run = {"input_len": 1024, "output_len": 256, "precision": "fp8", "run_key": key}
-    return {"run": run, "run_kind": "tokens", "kind": kind, "vendor": vendor,
-            "architecture": arch, "active": 70.0,
+    return {"run": run, "run_kind": "tokens", "kind": (vendor, kind), "vendor": vendor,
+            "architecture": arch, "active": 70.0, "stack": stack,
             "batch": batch, "moe": moe, "efficiency": eff, "ttft_ratio": ttft,
             "e2e_ratio": None}  # fmt: skip
 
 
 CLASS_70B = {**CHAT_70B, "concurrency": "32"}
 M70 = {**MODEL_70B, "active_params_b": "70"}
+# the same runs as the dbt unit test calibration_by_the_runs_on_each_kind_of_gpu
 RUNS = [
-    _eff("r1", ("FA", 80.0), "v", "x", 0.5, ttft=2.0),
-    _eff("r2", ("FA", 80.0), "v", "x", 0.2, batch=64, ttft=8.0),
-    _eff("r3", ("FC", 48.0), "v", "x", 0.8, moe=True),
-    _eff("r4", ("FE", 24.0), "w", "y", 0.1),
+    _eff("r1", "FA", "v", "x", 0.5, ttft=2.0),
+    _eff("r2", "FA", "v", "x", 0.2, batch=64, ttft=8.0),
+    _eff("r5", "FA", "v", "x", 0.9, stack="trtllm"),
+    _eff("r3", "FC", "v", "x", 0.8, moe=True),
+    _eff("r4", "FE", "w", "y", 0.1),
 ]
+CAL_VARS = {"calibration_quantile": "0.6", "calibration_prior_weight": "5"}
+LN = math.log
+# r2 ran twice the class's batch (exp(-2 ln 2)) in the high-concurrency regime (exp(-2)); r3 is
+# MoE against a dense class (exp(-2))
+W2, W3 = 0.25 * math.exp(-2), math.exp(-2)
 
 
-def test_a_gpu_with_two_runs_is_calibrated_by_their_weighted_efficiency():
-    # the same case as the dbt unit test calibration_by_the_runs_on_each_kind_of_gpu
+def _shrink(n: float, q: float, above: float) -> float:
+    return (n * q + 5 * above) / (n + 5)
+
+
+def test_a_gpu_with_runs_is_calibrated_at_the_frontier_of_its_best_stack():
     gpu = {"family": "FA", "memory_gb": "80", "vendor": "v", "architecture": "x"}
-    cal = ve.calibration(CLASS_70B, M70, gpu, RUNS)
-    w2 = 0.25  # exp(-2 x ln 2): r2 ran twice the class's batch
-    assert cal["grade"] == "calibrated"
-    assert cal["efficiency"] == pytest.approx(math.exp((math.log(0.5) + w2 * math.log(0.2)) / 1.25))
-    assert cal["ttft_ratio"] == pytest.approx(math.exp((math.log(2) + w2 * math.log(8)) / 1.25))
+    cal = ve.calibration(CLASS_70B, M70, gpu, RUNS, CAL_VARS)
+    # weighted 0.6 quantiles: all runs 0.5; vendor v, generation (v, x), kind FA: 0.9; FA on
+    # TensorRT-LLM 0.9 (r5 alone), on vLLM 0.5; each shrunk toward the level above by its
+    # effective number of runs (sum w)^2 / sum w^2
+    n_v = (2 + W2 + W3) ** 2 / (2 + W2**2 + W3**2)
+    n_k = (2 + W2) ** 2 / (2 + W2**2)
+    vendor = _shrink(n_v, LN(0.9), LN(0.5))
+    generation = _shrink(n_v, LN(0.9), vendor)
+    kind = _shrink(n_k, LN(0.9), generation)
+    trtllm = _shrink(1, LN(0.9), kind)
+    vllm = _shrink((1 + W2) ** 2 / (1 + W2**2), LN(0.5), kind)
+    assert trtllm > vllm
+    assert cal["grade"] == "calibrated" and cal["source"] == "this_gpu_kind"
+    assert cal["efficiency"] == pytest.approx(math.exp(trtllm)) == pytest.approx(0.765970, 1e-5)
+    assert cal["ttft_ratio"] == pytest.approx(math.exp((LN(2) + W2 * LN(8)) / (1 + W2)))
+    # one run on a kind is pulled toward its generation, not followed: FC's 0.8 (MoE run), as
+    # a kind and again as the kind on vLLM
+    fc = {"family": "FC", "memory_gb": "48", "vendor": "v", "architecture": "x"}
+    fc_cal = ve.calibration(CLASS_70B, M70, fc, RUNS, CAL_VARS)
+    fc_kind = _shrink(1, LN(0.8), generation)
+    assert fc_cal["efficiency"] == pytest.approx(math.exp(_shrink(1, LN(0.8), fc_kind)))
+    assert 0.684 < fc_cal["efficiency"] < 0.8
 
 
-def test_a_gpu_without_runs_borrows_the_median_of_comparable_kinds():
+def test_a_gpu_without_runs_takes_its_generation_else_its_vendor():
     same_arch = {"family": "FB", "memory_gb": "80", "vendor": "v", "architecture": "x"}
     other = {"family": "FD", "memory_gb": "80", "vendor": "w", "architecture": "z"}
-    a = math.exp((math.log(0.5) + 0.25 * math.log(0.2)) / 1.25)
-    cal = ve.calibration(CLASS_70B, M70, same_arch, RUNS)
-    assert cal["grade"] == "estimated"
-    assert cal["efficiency"] == pytest.approx((a + 0.8) / 2)
-    assert ve.calibration(CLASS_70B, M70, other, RUNS)["efficiency"] == pytest.approx(a)
-    assert ve.calibration(CLASS_70B, M70, other, []) is None
+    stranger = {"family": "FZ", "memory_gb": "80", "vendor": "u", "architecture": "z"}
+    cal = ve.calibration(CLASS_70B, M70, same_arch, RUNS, CAL_VARS)
+    assert cal["grade"] == "estimated" and cal["source"] == "architecture"
+    assert cal["efficiency"] == pytest.approx(0.684642, 1e-5)
+    by_vendor = ve.calibration(CLASS_70B, M70, other, RUNS, CAL_VARS)
+    assert by_vendor["source"] == "vendor"
+    assert by_vendor["efficiency"] == pytest.approx(math.exp((LN(0.1) + 5 * LN(0.5)) / 6))
+    by_all = ve.calibration(CLASS_70B, M70, stranger, RUNS, CAL_VARS)
+    assert by_all["source"] == "all_gpus" and by_all["efficiency"] == pytest.approx(0.5)
+    assert ve.calibration(CLASS_70B, M70, other, [], CAL_VARS) is None
 
 
 def _run(key, setup, rate, **over):
