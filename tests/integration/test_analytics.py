@@ -81,8 +81,9 @@ def test_the_published_copy_says_what_it_holds(home):
     # 56 until results CSVs took the lengths the completed requests had: 18 dstack runs exported
     # twice became one each, recalibrating reasoning-kimi-k2.5, whose 08-21 change fell away; 55
     # until the MLPerf round summaries calibrated the RTX PRO 6000, which now leads six classes
-    # from the first day it is offered, so fewer leaders change hands
-    assert pub["views"]["rank_changes"] == 42
+    # from the first day it is offered, so fewer leaders change hands; 42 until the calibration
+    # took the frontier of comparable runs pooled by generation (44)
+    assert pub["views"]["rank_changes"] == 44
     assert pub["views"]["gpus"] == 49  # the MI350X of the MLPerf summaries
 
 
@@ -231,10 +232,11 @@ def test_export_writes_every_view_with_all_rows(home, tmp_path, fmt):
     for view in VIEWS:
         file = tmp_path / f"{view}.{fmt}"
         assert con.execute(f"select count(*) from {reader}('{file}')").fetchone()[0] == counts[view]
+    # the B200 leads the three Kimi K2.5 and 405B classes on the newest day
     assert con.execute(
         f"select workload_class from {reader}('{tmp_path}/cheapest_gpu_daily.{fmt}') "
-        "where is_latest_day and gpu_id = 'nvidia-gb200-nvl72-186gb'"
-    ).fetchall() == [("reasoning-kimi-k2.5",)]
+        "where is_latest_day and gpu_id = 'nvidia-b200-sxm-180gb' order by workload_class"
+    ).fetchall() == [("agentic-coding-kimi-k2.5",), ("assistant-405b",), ("reasoning-kimi-k2.5",)]
     unknown = gpuledger(home, "export", "--out", str(tmp_path), "--view", "nope")
     assert unknown.returncode == 2 and "no such analytics view: nope" in unknown.stderr
 
@@ -287,19 +289,30 @@ def test_report_draws_its_charts_in_headless_chromium(home):
     assert built.chart_rows["leaders-over-time"] == leaders > 0
     assert marks("leaders-over-time", "symbol") == leaders  # one square per (day, class)
     assert marks("cost-per-output", "rect") == chat70b > 5  # one bar per GPU of the chosen class
-    assert marks("price-history", "line") == report.TOP_GPUS  # one line per top GPU
+    # one line per top GPU: the TOP_GPUS most frequent leaders of the window that have an
+    # on-demand price (the demo's window has 7 such leaders; a leader rented only on spot has none)
+    top = published_rows(
+        home,
+        """select count(distinct gpu_id) from analytics.cheapest_gpu_daily where day >= ?
+           and gpu_id in (select gpu_id from analytics.gpu_price_history
+                          where day >= ? and pricing_model = 'on_demand')""",
+        [since, since],
+    )[0][0]
+    assert top == 7
+    assert marks("price-history", "line") == min(report.TOP_GPUS, top) == 7
     assert marks("provider-spread", "symbol") == built.chart_rows["provider-spread"] > 0
     assert built.chart_rows["coverage"] == days > 0
     assert marks("coverage", "line") == 2  # providers fresh, providers seen in the 30 days before
     assert "Showing 2026-08-21: 3 of 6 providers fresh" in soup.get_text()
-    # the day's alerts are the shown day's: six classes changed leader on 2026-08-21 (seven
-    # before the results CSVs' twice-exported runs were kept once: see the rank_changes count)
+    # the day's alerts are the shown day's: eight classes changed leader on 2026-08-21 (six
+    # before the frontier calibration, seven before the results CSVs' twice-exported runs were
+    # kept once: see the rank_changes count)
     heading = next(h for h in soup.find_all("h2") if h.get_text() == "Alerts on 2026-08-21")
     listed = len(heading.find_next("table").find_all("tr")) - 1  # less the header row
     on_day = published_rows(
         home, "select count(*) from analytics.rank_changes where day = ?", [shown]
     )
-    assert listed == on_day[0][0] == 6
+    assert listed == on_day[0][0] == 8
     leaders_table = soup.find("table")
     assert "chat-70b" in leaders_table.get_text()
     # each leader says what it rests on; lora-finetune-8b's, that no training run exists
@@ -400,3 +413,45 @@ def test_readers_query_the_published_copy_while_two_refreshes_run(demo_copy, tmp
     assert found["reconnect"]["states"][-1] == list(final[0])
     assert len(found["reconnect"]["states"]) >= 2
     assert found["reconnect"]["states"][0] == found["hold"]["states"][0]
+
+
+def test_leaders_are_tied_exactly_when_their_cost_intervals_meet(home):
+    """is_tied_within_evidence, recomputed from the costs view: the leader's p90 reaches the
+    runner-up's p10, or the leader has no interval; and every calibrated cell's interval holds
+    its cost."""
+    rows = published_rows(
+        home,
+        """select l.workload_class, l.is_tied_within_evidence, c1.cost_per_accepted_output_p90,
+                  c2.cost_per_accepted_output_p10, c2.gpu_id
+           from analytics.cheapest_gpu_daily as l
+           join analytics.workload_costs_daily as c1
+             on c1.day = l.day and c1.workload_class = l.workload_class and c1.gpu_rank = 1
+           left join analytics.workload_costs_daily as c2
+             on c2.day = l.day and c2.workload_class = l.workload_class and c2.gpu_rank = 2
+           where l.day = ?""",
+        [DAY],
+    )
+    assert len(rows) == 13
+    for cls, tied, leader_p90, runner_p10, runner_up in rows:
+        # an interval the evidence cannot give (the uncalibrated model's) shows no lead
+        expected = runner_up is not None and (
+            leader_p90 is None or runner_p10 is None or leader_p90 >= runner_p10
+        )
+        assert tied == expected, cls
+    # lora-finetune-8b: the uncalibrated model on both, no interval, tied
+    assert dict((r[0], r[1]) for r in rows)["lora-finetune-8b"] is True
+    outside = published_rows(
+        home,
+        """select count(*) from analytics.workload_costs_daily
+           where day = ? and gpu_rank is not null and evidence = 'calibrated'
+             and not (cost_per_accepted_output_p10 <= cost_per_accepted_output
+                      and cost_per_accepted_output <= cost_per_accepted_output_p90)""",
+        [DAY],
+    )
+    assert outside == [(0,)]
+    apis = published_rows(
+        home,
+        """select count(*) from analytics.workload_costs_daily
+           where option_kind = 'model_api' and cost_per_accepted_output_p10 is not null""",
+    )
+    assert apis == [(0,)]  # a list price has no spread
