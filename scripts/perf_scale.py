@@ -77,7 +77,7 @@ def machine() -> str:
 
 
 def performance_model_check(home: Path) -> str:
-    """The leave-one-out check of the performance model on the demo warehouse just loaded."""
+    """The performance model's grouped cross-validation on the demo warehouse just loaded."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import duckdb
     from verify_estimates import summary_line, verify
