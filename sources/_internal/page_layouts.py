@@ -26,9 +26,17 @@ import chompjs
 from bs4 import BeautifulSoup, NavigableString, Tag
 
 from sources._internal.page_offer import Block
-from sources._internal.page_text import MONEY, Settings, family, gpu_mentions, label_meaning
+from sources._internal.page_text import (
+    MONEY,
+    Settings,
+    family,
+    gpu_count,
+    gpu_mentions,
+    label_meaning,
+)
 from sources._internal.price_page import NOT_A_PRICE
 from sources._internal.records import ParseError
+from sources._internal.tables import panel_count
 
 SKIP_TAGS = ("script", "style", "noscript", "template", "s", "del", "strike", "svg", "head")
 _MAX_SCRIPT = 3_000_000
@@ -77,6 +85,9 @@ def table_blocks(soup: BeautifulSoup) -> list[Block]:
                 continue
             if any(texts):  # a row that does not line up with its header is read without it
                 row_labels = labels if len(labels) == len(texts) else []
+                tab = panel_count(tr)
+                if tab and gpu_count(texts, "")[0] is None:  # the count its tab names ("8x")
+                    texts, row_labels = texts + [f"{tab} GPUs"], row_labels and row_labels + ["tab"]
                 blocks.append(Block(f"rows {n} row {r_idx}", texts, row_labels))
     # a capture cut in the middle of a row leaves its cells without a <tr>
     loose: dict[int, list[Tag]] = defaultdict(list)

@@ -39,6 +39,7 @@ from sources._internal.page_text import (
     label_words,
     model_in,
     money_in,
+    several_gpus,
     unknown_term_in,
     whole,
 )
@@ -160,6 +161,9 @@ def interpret(
 
     def error(field_name: str, reason: str) -> RowError:
         return RowError(url, block.where, field_name, reason, block.raw)
+
+    if several_gpus(gpu_cell):
+        return [], [error(block.label(gpu_i) or "gpu", several_gpus(gpu_cell))]
 
     count = None
     for i, m in enumerate(meanings):

@@ -115,6 +115,16 @@ def family(match: re.Match) -> str:
     return re.sub(r"[\s-]", "", match.group(0)).upper()
 
 
+def several_gpus(name: str) -> str | None:
+    """The refusal of a GPU name that names two or more GPU parts ("NVIDIA RTX A6000/A40"): one
+    price cannot be told to be either's; None for a name of one part."""
+    parts = list(dict.fromkeys(m.group(0) for m in gpu_mentions(name)))
+    if len({re.sub(r"[\s-]", "", p).upper() for p in parts}) < 2:
+        return None
+    return (f"{name!r} names {len(parts)} GPUs ({', '.join(parts)}): nothing tells which one a "
+            "price is for; refused")  # fmt: skip
+
+
 def without_suffixes(text: str, settings: Settings) -> str:
     """A name without the words the provider's captures glue to it ("L4Ada Lovelace" -> "L4")."""
     text = re.sub(r"\s+", " ", text).strip()

@@ -63,7 +63,7 @@ def configured_urls(variable: str, defaults: tuple[str, ...]) -> tuple[str, ...]
 # A commitment no pricing model stands for: "6-month reserved", "2-year", or "Reserved" without its
 # term. A price under such a label is refused, never read as the nearest model.
 _TERM = re.compile(r"(\d+)[- ]?(month|monat|mo\b|year|yr|jahr|week|woche|day|tag)", re.IGNORECASE)
-_COMMITMENT = re.compile(r"reserved?|commit|reserviert|laufzeit", re.IGNORECASE)
+_COMMITMENT = re.compile(r"reserv(?:ed?|ation)|commit|reserviert|laufzeit", re.IGNORECASE)
 
 
 def unknown_commitment(text: str) -> str | None:
@@ -113,7 +113,7 @@ def _price_columns(table: Table) -> list[tuple[int, str | None, str | None]]:
     return cols
 
 
-def _count(text: str, name: str, offer: str, locale: str) -> int:
+def _count(text: str, name: str, offer: str, locale: str, panel: int | None = None) -> int:
     if text.strip():
         value = parse_locale_number(text, locale)
         if value != int(value) or not 1 <= value <= 72:
@@ -123,7 +123,7 @@ def _count(text: str, name: str, offer: str, locale: str) -> int:
         m = _COUNT_PREFIX.match(source)
         if m:
             return int(m.group(1))
-    return 1
+    return panel or 1  # the count the table's tab names ("8x"), else one GPU
 
 
 def refuse_ambiguous(prices: list[tuple[str, bool, str]], name: str) -> tuple[str, str] | None:
@@ -165,6 +165,8 @@ def parse_price_tables(
     `price_basis` None: a price for more than one GPU whose column does not say per GPU or per
     instance is refused. A row with two or more prices is refused whole when any of its columns
     names no pricing model or two name the same (refuse_ambiguous)."""
+    from sources._internal.page_text import several_gpus  # page_text reads this module's words
+
     tables = extract_tables(content, url)
     for table in tables:  # "On-Demand" / "Spot" headers over price cells are price columns
         for i, header in enumerate(table.headers):
@@ -197,8 +199,11 @@ def parse_price_tables(
             if not name:
                 errors.append(RowError(url, where, table.headers[gpu_i], "no GPU name", raw))
                 continue
+            if is_gpu is not None and (several := several_gpus(name)):
+                errors.append(RowError(url, where, table.headers[gpu_i], several, raw))
+                continue
             try:
-                count = _count(cell(count_i), cell(gpu_i), offer, table.locale)
+                count = _count(cell(count_i), cell(gpu_i), offer, table.locale, table.panel_count)
                 memory_text = cell(memory_i).strip()
                 memory = (
                     parse_locale_number(memory_text, table.locale)

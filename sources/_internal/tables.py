@@ -68,6 +68,7 @@ class Table:
     headers: list[str]
     rows: list[list[str]]
     meanings: list[str | None] = field(default_factory=list)
+    panel_count: int | None = None  # the GPU count the table's tab names ("8x"), see panel_count
 
     def column(self, meaning: str) -> int | None:
         return self.meanings.index(meaning) if meaning in self.meanings else None
@@ -121,6 +122,28 @@ def _end_pipe_tables(text: str) -> str:
     return "\n".join(out)
 
 
+_PANEL_COUNT = re.compile(
+    r"^\s*(?:(\d{1,2})\s*[x×]|[x×]\s*(\d{1,2})|(\d{1,2})\s*GPUs?)\s*$", re.IGNORECASE
+)
+
+
+def panel_count(element) -> int | None:
+    """The GPU count named by the tab of the tab panel holding `element`: a price table shown
+    under tabs "8x | 4x | 2x | 1x" (role="tablist") is the table of that many GPUs, its rows name
+    the GPU alone. None when the element is in no tab panel or its tab names no count alone."""
+    panel = element.find_parent(attrs={"role": "tabpanel"})
+    if panel is None:
+        return None
+    root = panel
+    while root.parent is not None:
+        root = root.parent
+    tab = root.find(id=panel["aria-labelledby"]) if panel.get("aria-labelledby") else None
+    if tab is None and panel.get("id"):
+        tab = root.find(attrs={"aria-controls": panel["id"]})
+    m = _PANEL_COUNT.match(tab.get_text(" ", strip=True)) if tab is not None else None
+    return int(next(g for g in m.groups() if g)) if m else None
+
+
 def _cell_text(cell) -> str:
     return re.sub(r"\s+", " ", cell.get_text(" ", strip=True)).strip()
 
@@ -140,7 +163,8 @@ def extract_tables(content: bytes | str, where: str) -> list[Table]:
         body = [r for r in rows if r is not header_row]
         cells = [[_cell_text(c) for c in r.find_all(["td", "th"])] for r in body]
         cells = [r for r in cells if any(r)]
-        tables.append(Table(index, headers, cells, [classify_header(h) for h in headers]))
+        meanings = [classify_header(h) for h in headers]
+        tables.append(Table(index, headers, cells, meanings, panel_count(element)))
     return tables
 
 

@@ -29,6 +29,11 @@ LAMBDA = "lambda_20241103180910.html"  # 2024, <tr><td> rows cut from their tabl
 CRUSOE_TABLE = "crusoe_20250521220413.html"  # 2025-05, a <table> styled as a grid
 CRUSOE_GRID = "crusoe_20251215002446.html"  # 2025-12, Webflow CMS items under a <div> header
 VOLTAGE = "voltagepark_20250712040631.html"  # 2025, Webflow price cards
+COREWEAVE = "coreweave_20230921194906.html"  # 2023, a Webflow <div> grid under "Cost Per Hour"
+FLUIDSTACK = "fluidstack_20230930024119.html"  # 2023, a <div> grid cut inside its header row
+HYPERSTACK = "hyperstack_20240822101707.html"  # 2024, a <table>: hourly and "Reservation" prices
+DATACRUNCH = "datacrunch_20250808081801.html"  # 2025, <table> rows cut from their header's <tr>
+LAMBDA_TABS = "lambda_20260109103934.html"  # 2026, a <table> in the tab panel "8x"
 
 EXPECTED = {
     NEBIUS: {
@@ -83,7 +88,44 @@ EXPECTED = {
         ("NVIDIA H100 80GB HGX", 1, "spot", 1.60, None),
     },
     VOLTAGE: {("H100", 1, "on_demand", 1.99, None), ("H100", 8, "on_demand", 2.49, None)},
+    # one "Cost Per Hour" column, per GPU (the page prices the GPU component): the list price
+    COREWEAVE: {
+        ("NVIDIA H100 PCIe", 1, "on_demand", 4.25, None),
+        ("A100 80GB NVLINK", 1, "on_demand", 2.21, None),
+        ("A100 80GB PCIe", 1, "on_demand", 2.21, None),
+        ("A100 40GB NVLINK", 1, "on_demand", 2.06, None),
+        ("A100 40GB PCIe", 1, "on_demand", 2.06, None),
+        ("A40", 1, "on_demand", 1.28, None),
+        ("RTX A6000", 1, "on_demand", 1.28, None),
+        ("RTX A5000", 1, "on_demand", 0.77, None),
+        ("RTX A4000", 1, "on_demand", 0.61, None),
+        ("Quadro RTX 5000", 1, "on_demand", 0.57, None),
+        ("Quadro RTX 4000", 1, "on_demand", 0.24, None),
+    },
+    FLUIDSTACK: set(),  # nothing read automatically: see the test of its refusal
+    HYPERSTACK: {
+        ("NVIDIA RTX A4000", 1, "on_demand", 0.30, None),
+        ("NVIDIA RTX A5000", 1, "on_demand", 0.50, None),
+        ("NVIDIA L40", 1, "on_demand", 1.15, None),
+        ("NVIDIA A100 PCIe 80GB", 1, "on_demand", 2.20, None),
+        ("NVIDIA A100 80GB PCIe NVLink", 1, "on_demand", 2.30, None),
+        ("NVIDIA H100 PCIe 80GB", 1, "on_demand", 3.44, None),
+        ("NVIDIA H100 PCIe NVLink 80GB", 1, "on_demand", 3.54, None),
+        ("NVIDIA H100 SXM 80GB", 1, "on_demand", 3.75, None),
+    },
+    DATACRUNCH: set(),  # every row refused whole: see REFUSED
+    LAMBDA_TABS: {  # the "8x" tab's table: "PRICE/GPU/HR*" of 8-GPU instances
+        ("NVIDIA B200 SXM6", 8, "on_demand", 4.99, None),
+        ("NVIDIA H100 SXM", 8, "on_demand", 2.99, None),
+        ("NVIDIA A100 SXM", 8, "on_demand", 1.79, None),  # 80 GB
+        ("NVIDIA A100 SXM", 8, "on_demand", 1.29, None),  # 40 GB
+        ("NVIDIA Tesla V100", 8, "on_demand", 0.55, None),
+    },
 }  # fmt: skip
+# How many offers each page prices, counted by hand: one per price cell of a GPU row or card (an
+# 8-GPU instance priced on-demand and spot is two offers).
+PRICED = {NEBIUS: 14, LAMBDA: 17, CRUSOE_TABLE: 30, CRUSOE_GRID: 3, VOLTAGE: 2, COREWEAVE: 12,
+          FLUIDSTACK: 12, HYPERSTACK: 18, DATACRUNCH: 12, LAMBDA_TABS: 5}  # fmt: skip
 # The offers each page prices that the reading refuses, with the reason (field, reason).
 REFUSED = {
     CRUSOE_TABLE: [  # "6-month reserved" is no pricing model gpuledger has: never read as 1-year
@@ -94,6 +136,39 @@ REFUSED = {
         )
         for p in ("3.43", "3.12", "2.76", "1.56", "1.32", "1.16", "0.80")
     ],  # fmt: skip
+    # "$4.76" beside "Reserve Now": reserved for no stated term, so no pricing model
+    COREWEAVE: [
+        (
+            "price",
+            "'$4.76' is priced for 'Reserve (no term)', a commitment no pricing "
+            "model stands for: refused",
+        )
+    ],
+    HYPERSTACK: [
+        (
+            "Reservation Pricing",
+            f"'Starts from ${p}/hour' is priced for 'Reservation (no term)', "
+            "a commitment no pricing model stands for: refused",
+        )
+        for p in ("0.18", "0.30", "0.69", "1.32", "1.38", "2.06", "2.12", "2.25")
+    ]
+    + [
+        (
+            "GPU Model",
+            "'NVIDIA RTX A6000/A40' names 2 GPUs (RTX A6000, A40): nothing tells "
+            "which one a price is for; refused",
+        )
+    ],  # its $1.00 and $0.60 both
+    # on demand, dynamic and spot prices under a header cut from its row: none names a model
+    DATACRUNCH: [
+        (
+            "(no label)",
+            "3 prices for B200 SXM6 180GB ((no label); (no label); (no "
+            "label)) and 3 of them name no pricing model: nothing tells which "
+            "offer each is; none is kept",
+        )
+    ]
+    * 4,
 }
 # Offers the page names without a price: refused with the page's words.
 UNPRICED = {
@@ -146,7 +221,10 @@ def _read(page: str, entry=None, content: bytes | None = None):
     return price_page.parse_with(entry or AUTO[page], content, f"https://archive.test/{page}", T)
 
 
-@pytest.mark.parametrize("page", [NEBIUS, LAMBDA, CRUSOE_TABLE, CRUSOE_GRID])
+@pytest.mark.parametrize(
+    "page",
+    [NEBIUS, LAMBDA, CRUSOE_TABLE, CRUSOE_GRID, COREWEAVE, HYPERSTACK, DATACRUNCH, LAMBDA_TABS],
+)
 def test_each_real_page_reads_every_priced_offer_right_or_refuses_it(page):
     result = _read(page)
     assert _offers(result) == EXPECTED[page]
@@ -167,6 +245,20 @@ def test_the_count_in_a_rows_name_is_kept_on_every_row():
     v100 = got["8x NVIDIA Tesla V100 16GB"]
     assert (v100.gpu_count, v100.price_per_hour, v100.gpu_memory_gb) == (8, 4.4, 16.0)
     assert got["8x NVIDIA A100 SXM 40GB"].price_per_hour == 10.32  # $1.29 / GPU / hr x 8
+
+
+def test_a_count_tab_gives_its_count_to_the_rows_of_its_table():
+    got = {r.offer_id: r for r in _read(LAMBDA_TABS).records}
+    b200 = got["8x NVIDIA B200 SXM6 180GB"]  # "$4.99" per GPU-hour under the tab "8x"
+    assert (b200.gpu_count, b200.price_per_hour, b200.gpu_memory_gb) == (8, 39.92, 180.0)
+
+
+def test_a_div_grid_cut_inside_its_header_is_refused_with_the_way_out():
+    """FluidStack's grid lost the opening of its header row ("GPU On-Demand Cost (/hr)", "GPU 6
+    Month Cost (/hr)") to the cut: its rows' two prices are nobody's, nothing is read."""
+    with pytest.raises(ParseError) as err:
+        _read(FLUIDSTACK)
+    assert "no GPU prices found" in str(err.value) and "docs/price-pages.md" in str(err.value)
 
 
 def test_the_card_page_is_refused_by_the_automatic_reading_with_the_way_out():
@@ -224,16 +316,18 @@ def test_the_configured_crusoe_source_on_its_real_pages(page):
 def test_targets_over_all_real_pages_no_wrong_offer_accepted():
     """Every real page read as gpuledger reads it: by the provider's entry where one is configured
     (crusoe; Voltage Park with the documented entry), else automatically. No wrong offer is
-    accepted; what is not read is refused with its reason: the seven "6-month reserved" prices
-    (no pricing model stands for a 6-month term) and, automatically, Voltage Park's two cards."""
+    accepted; what is not read is refused with its reason. Of 125 offers priced, 83 are read right
+    and 42 refused: 7 Crusoe "6-month reserved", 1 CoreWeave "Reserve Now", 8 Hyperstack
+    "Reservation Pricing" (no model stands for these terms), Hyperstack's "RTX A6000/A40" row (2),
+    DataCrunch's 12 (a header cut from its row) and FluidStack's 12 (a grid cut inside its header);
+    automatically also Voltage Park's two cards."""
     entries = {
         "crusoe": REGISTRY["crusoe"].entry,
         "voltagepark": price_page.check_entry("voltagepark", VOLTAGE_ENTRY, "test"),
     }
     tally = {"auto": [0, 0], "read": [0, 0]}  # right, wrong
-    priced = 0
+    priced = sum(PRICED.values())
     for page, expected in EXPECTED.items():
-        priced += len(expected) + len(REFUSED.get(page, []))
         provider = page.split("_")[0]
         for how, entry in (("auto", None), ("read", entries.get(provider))):
             try:
@@ -242,8 +336,8 @@ def test_targets_over_all_real_pages_no_wrong_offer_accepted():
                 got = set()
             tally[how][0] += len(got & expected)
             tally[how][1] += len(got - expected)
-    assert priced == 66
-    assert tally == {"auto": [57, 0], "read": [59, 0]}
+    assert priced == 125
+    assert tally == {"auto": [81, 0], "read": [83, 0]}
 
 
 # ------------------------------------------------------------------ layout changes (seeded)
