@@ -536,7 +536,7 @@ def leaders(not_after: date | None = None) -> dict[str, Any]:
 def render_leaders(result: dict[str, Any]) -> str:
     lines = [f"Cheapest GPU per accepted output on {result['day']}, per workload class (USD):"]
     lines.append(
-        f"{'class':24s} {'gpu_id':28s} {'n':>2} {'cost':>8} {'best API':>8} "
+        f"{'class':24s} {'gpu_id':31s} {'n':>2} {'cost':>8} {'best API':>8} "
         f"{'USD per':22s} {'provider':10s} evidence"
     )
     why = {  # an estimated leader says why it is not measured or calibrated
@@ -553,7 +553,7 @@ def render_leaders(result: dict[str, Any]) -> str:
         note += ["stale"] if r["is_stale"] else []
         note += ["tied within evidence"] if r.get("is_tied_within_evidence") else []
         line = (
-            f"{r['workload_class']:24s} {r['gpu_id']:28s} "
+            f"{r['workload_class']:24s} {r['gpu_id']:31s} "
             f"{r['gpus_needed']:>2} "
             f"{money(r['cost_per_accepted_output'] * factor, 8)} {api} "
             f"{label.removeprefix('USD per '):22s} {r['provider'][:10]:10s} "
