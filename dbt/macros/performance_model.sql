@@ -208,70 +208,29 @@ cum as (
     ) as ordered
 ),
 lvl_all as (
-    select
-        count(*) as n,
-        pow(list_sum(list(w order by le, run_key)), 2)
-            / list_sum(list(w * w order by le, run_key)) as ess,
-        min(le) filter (where c_all >= {{ var('calibration_quantile') }} - 1e-12) as q,
-        min(le) filter (where c_all >= 0.1 - 1e-12) as p10,
-        min(le) filter (where c_all >= 0.9 - 1e-12) as p90,
-        list_sum(list(w * ln(ttft_ratio) order by le, run_key) filter (where ttft_ratio > 0 and near))
-            / list_sum(list(w order by le, run_key) filter (where ttft_ratio > 0 and near)) as l_ttft,
-        list_sum(list(w * ln(e2e_ratio) order by le, run_key) filter (where e2e_ratio > 0 and near))
-            / list_sum(list(w order by le, run_key) filter (where e2e_ratio > 0 and near)) as l_e2e
+    select {{ calibration_level('c_all') }}
     from cum
 ),
 lvl_vendor as (
     select
-        vendor, count(*) as n,
-        pow(list_sum(list(w order by le, run_key)), 2)
-            / list_sum(list(w * w order by le, run_key)) as ess,
-        min(le) filter (where c_vendor >= {{ var('calibration_quantile') }} - 1e-12) as q,
-        min(le) filter (where c_vendor >= 0.1 - 1e-12) as p10,
-        min(le) filter (where c_vendor >= 0.9 - 1e-12) as p90,
-        list_sum(list(w * ln(ttft_ratio) order by le, run_key) filter (where ttft_ratio > 0 and near))
-            / list_sum(list(w order by le, run_key) filter (where ttft_ratio > 0 and near)) as l_ttft,
-        list_sum(list(w * ln(e2e_ratio) order by le, run_key) filter (where e2e_ratio > 0 and near))
-            / list_sum(list(w order by le, run_key) filter (where e2e_ratio > 0 and near)) as l_e2e,
+        vendor, {{ calibration_level('c_vendor') }},
         string_agg(distinct family, ', ' order by family) as kinds
     from cum group by vendor
 ),
 lvl_gen as (
     select
-        vendor, architecture, count(*) as n,
-        pow(list_sum(list(w order by le, run_key)), 2)
-            / list_sum(list(w * w order by le, run_key)) as ess,
-        min(le) filter (where c_gen >= {{ var('calibration_quantile') }} - 1e-12) as q,
-        min(le) filter (where c_gen >= 0.1 - 1e-12) as p10,
-        min(le) filter (where c_gen >= 0.9 - 1e-12) as p90,
-        list_sum(list(w * ln(ttft_ratio) order by le, run_key) filter (where ttft_ratio > 0 and near))
-            / list_sum(list(w order by le, run_key) filter (where ttft_ratio > 0 and near)) as l_ttft,
-        list_sum(list(w * ln(e2e_ratio) order by le, run_key) filter (where e2e_ratio > 0 and near))
-            / list_sum(list(w order by le, run_key) filter (where e2e_ratio > 0 and near)) as l_e2e,
+        vendor, architecture, {{ calibration_level('c_gen') }},
         string_agg(distinct family, ', ' order by family) as kinds
     from cum group by vendor, architecture
 ),
 lvl_kind as (
     select
-        vendor, family, count(*) as n, max(w) as nearest_weight,
-        pow(list_sum(list(w order by le, run_key)), 2)
-            / list_sum(list(w * w order by le, run_key)) as ess,
-        min(le) filter (where c_kind >= {{ var('calibration_quantile') }} - 1e-12) as q,
-        min(le) filter (where c_kind >= 0.1 - 1e-12) as p10,
-        min(le) filter (where c_kind >= 0.9 - 1e-12) as p90,
-        list_sum(list(w * ln(ttft_ratio) order by le, run_key) filter (where ttft_ratio > 0 and near))
-            / list_sum(list(w order by le, run_key) filter (where ttft_ratio > 0 and near)) as l_ttft,
-        list_sum(list(w * ln(e2e_ratio) order by le, run_key) filter (where e2e_ratio > 0 and near))
-            / list_sum(list(w order by le, run_key) filter (where e2e_ratio > 0 and near)) as l_e2e,
+        vendor, family, {{ calibration_level('c_kind') }}, max(w) as nearest_weight,
         array_to_string(list(run_key order by w desc, run_key)[1:5], ' | ') as nearest_runs
     from cum group by vendor, family
 ),
 lvl_stack as (
-    select
-        vendor, family, stack_group, count(*) as n,
-        pow(list_sum(list(w order by le, run_key)), 2)
-            / list_sum(list(w * w order by le, run_key)) as ess,
-        min(le) filter (where c_stack >= {{ var('calibration_quantile') }} - 1e-12) as q
+    select vendor, family, stack_group, {{ calibration_level('c_stack') }}
     from cum group by vendor, family, stack_group
 ),
 shrunk_vendor as (
@@ -338,3 +297,20 @@ left join shrunk_gen as sg on g.vendor = sg.vendor and g.architecture = sg.archi
 left join shrunk_vendor as sv on g.vendor = sv.vendor
 where a.n > 0;
 {% endmacro %}
+
+{#- A calibration level's figures over the runs of `cum` grouped by it (`share`: the runs'
+    cumulative weight share in efficiency order within the level): its size, effective number of
+    runs, weighted quantile and p10 / p90 of the log efficiencies, and the weighted mean log
+    latency ratios of its near runs. Sums in run order: the same bits on every build. -#}
+{% macro calibration_level(share) -%}
+count(*) as n,
+        pow(list_sum(list(w order by le, run_key)), 2)
+            / list_sum(list(w * w order by le, run_key)) as ess,
+        min(le) filter (where {{ share }} >= {{ var('calibration_quantile') }} - 1e-12) as q,
+        min(le) filter (where {{ share }} >= 0.1 - 1e-12) as p10,
+        min(le) filter (where {{ share }} >= 0.9 - 1e-12) as p90,
+        list_sum(list(w * ln(ttft_ratio) order by le, run_key) filter (where ttft_ratio > 0 and near))
+            / list_sum(list(w order by le, run_key) filter (where ttft_ratio > 0 and near)) as l_ttft,
+        list_sum(list(w * ln(e2e_ratio) order by le, run_key) filter (where e2e_ratio > 0 and near))
+            / list_sum(list(w order by le, run_key) filter (where e2e_ratio > 0 and near)) as l_e2e
+{%- endmacro %}
