@@ -370,8 +370,9 @@ def test_the_evidence_base_at_scale(demo):
 
 def test_estimate_never_falls_as_concurrency_rises_and_answers_for_the_largest_batch(demo):
     """Llama-3.1-70B FP8 on one H200 at 1,024 / 256 tokens: the estimate grows with the
-    sequences in flight up to what fits (95 sequences beside 70.6 GB of weights and 4 GB of
-    runtime in 0.8 x 141 GB), then holds; `--concurrency max` answers for that batch."""
+    sequences in flight up to what fits (95 sequences of 1,280 tokens, 0.42 GB of BF16 KV cache
+    each, beside 70.6 GB of weights and 2 GB of runtime in 0.8 x 141 GB), then holds;
+    `--concurrency max` answers for that batch."""
     base = ["--model", "llama-3.1-70b", "--gpu", "nvidia-h200-sxm-141gb", "--precision", "fp8",
             "--input", "1024", "--output", "256", "--format", "json"]  # fmt: skip
 

@@ -25,9 +25,9 @@ PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 BYTES = "case ? when 'fp32' then 4.0 when 'bf16' then 2.0 when 'fp16' then 2.0 when 'fp8' then 1.0 when 'int8' then 1.0 else 0.5 end"  # noqa: E501
 
 STACKS = ("trtllm", "vllm", "sglang", "other")
-# `--concurrency max`: the largest batch whose KV cache fits beside the weights, at the headroom and
-# runtime overhead per GPU the shipped classes use, at most MAX_SEQS_PER_GPU per GPU (the engines'
-# default batch limit: vLLM's max_num_seqs).
+# `--concurrency max`: the largest batch whose KV cache fits beside the weights, at the shipped
+# classes' headroom (0.2 of memory) and 2 GB of runtime per GPU (the 8B class's; the 70B classes
+# take 4), at most MAX_SEQS_PER_GPU per GPU (the engines' default batch limit: vLLM's max_num_seqs).
 HEADROOM = 0.2
 RUNTIME_OVERHEAD_GB = 2.0
 MAX_SEQS_PER_GPU = 256
