@@ -72,8 +72,9 @@ select
     median(greatest({col} / measured_tokens_per_s, measured_tokens_per_s / {col})) as median_factor,
     quantile_cont(greatest({col} / measured_tokens_per_s, measured_tokens_per_s / {col}), 0.9)
         as p90_factor,
-    count(*) filter (where greatest({col} / measured_tokens_per_s, measured_tokens_per_s / {col}) <= 2)
-        / count(*) as within_2x,
+    count(*) filter (
+        where greatest({col} / measured_tokens_per_s, measured_tokens_per_s / {col}) <= 2
+    ) / count(*) as within_2x,
     median({col} / measured_tokens_per_s) as median_ratio
 from cv
 where {col} > 0
@@ -136,7 +137,11 @@ def summary_line(result: dict) -> str:
     if not org:
         return "performance model, grouped cross-validation: no runs to predict"
     o, k, p = org[0], kind[0], result["pairwise_order"]
-    order = f"{p['ordered_right']} of {p['pairs']} pairs ({p['share']:.0%})" if p["pairs"] else "no pairs"
+    order = (
+        f"{p['ordered_right']} of {p['pairs']} pairs ({p['share']:.0%})"
+        if p["pairs"]
+        else "no pairs"
+    )
     return (
         f"performance model, {o['runs']} runs: leave one organisation out median "
         f"{o['median_factor']:.2f}x, p90 {o['p90_factor']:.2f}x, {o['within_2x']:.0%} within 2x; "
@@ -146,7 +151,10 @@ def summary_line(result: dict) -> str:
 
 
 def _table(rows: list[dict], title: str) -> str:
-    lines = [title, f"  {'group':24s} {'runs':>5s} {'median':>7s} {'p90':>7s} {'<=2x':>5s} {'pred/meas':>9s}"]
+    lines = [
+        title,
+        f"  {'group':24s} {'runs':>5s} {'median':>7s} {'p90':>7s} {'<=2x':>5s} {'pred/meas':>9s}",
+    ]
     for r in rows:
         lines.append(
             f"  {r['group']!s:24s} {r['runs']:>5d} {r['median_factor']:>6.2f}x "

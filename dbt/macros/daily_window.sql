@@ -76,3 +76,14 @@
         {%- do return(relation) -%}
     {%- endif -%}
 {%- endmacro %}
+
+{#- The first and last day a per-day mart writes, as two SQL dates (for a table macro's
+    day_from, day_to): the window in an incremental build, every day up to the as-of day
+    otherwise. -#}
+{% macro window_bounds() -%}
+    {%- if is_incremental() -%}
+        {{ window_start() }}, {{ as_of_date() }}
+    {%- else -%}
+        date '0001-01-01', {{ as_of_date() }}
+    {%- endif -%}
+{%- endmacro %}

@@ -192,19 +192,21 @@ cum as (
     from (
         select
             *,
-            sum(w) over (order by le, run_key rows unbounded preceding) as k_all,
-            sum(w) over (partition by vendor order by le, run_key rows unbounded preceding)
+            sum(w) over (order by o rows unbounded preceding) as k_all,
+            sum(w) over (partition by vendor order by o rows unbounded preceding)
                 as k_vendor,
             sum(w) over (
-                partition by vendor, architecture order by le, run_key rows unbounded preceding
+                partition by vendor, architecture order by o rows unbounded preceding
             ) as k_gen,
-            sum(w) over (partition by vendor, family order by le, run_key rows unbounded preceding)
+            sum(w) over (partition by vendor, family order by o rows unbounded preceding)
                 as k_kind,
             sum(w) over (
-                partition by vendor, family, stack_group order by le, run_key
+                partition by vendor, family, stack_group order by o
                 rows unbounded preceding
             ) as k_stack
-        from runs
+        -- o: the runs in efficiency order (run_key breaks ties), numbered once, so that the
+        -- windows and the levels' ordered sums sort integers rather than strings
+        from (select *, row_number() over (order by le, run_key) as o from runs) as numbered
     ) as ordered
 ),
 lvl_all as (
@@ -304,13 +306,13 @@ where a.n > 0;
     latency ratios of its near runs. Sums in run order: the same bits on every build. -#}
 {% macro calibration_level(share) -%}
 count(*) as n,
-        pow(list_sum(list(w order by le, run_key)), 2)
-            / list_sum(list(w * w order by le, run_key)) as ess,
+        pow(list_sum(list(w order by o)), 2)
+            / list_sum(list(w * w order by o)) as ess,
         min(le) filter (where {{ share }} >= {{ var('calibration_quantile') }} - 1e-12) as q,
         min(le) filter (where {{ share }} >= 0.1 - 1e-12) as p10,
         min(le) filter (where {{ share }} >= 0.9 - 1e-12) as p90,
-        list_sum(list(w * ln(ttft_ratio) order by le, run_key) filter (where ttft_ratio > 0 and near))
-            / list_sum(list(w order by le, run_key) filter (where ttft_ratio > 0 and near)) as l_ttft,
-        list_sum(list(w * ln(e2e_ratio) order by le, run_key) filter (where e2e_ratio > 0 and near))
-            / list_sum(list(w order by le, run_key) filter (where e2e_ratio > 0 and near)) as l_e2e
+        list_sum(list(w * ln(ttft_ratio) order by o) filter (where ttft_ratio > 0 and near))
+            / list_sum(list(w order by o) filter (where ttft_ratio > 0 and near)) as l_ttft,
+        list_sum(list(w * ln(e2e_ratio) order by o) filter (where e2e_ratio > 0 and near))
+            / list_sum(list(w order by o) filter (where e2e_ratio > 0 and near)) as l_e2e
 {%- endmacro %}

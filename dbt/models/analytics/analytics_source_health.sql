@@ -13,20 +13,34 @@ with disagreements as (
             || ': ' || d.source || ' ' || round(d.own_usd, 4) || ' vs ' || d.other_source || ' '
             || round(d.other_usd, 4) || ' USD/GPU-h (' || round(100 * d.relative_gap, 1) || ' %)',
             ' | '
-            order by d.relative_gap desc, d.provider, d.gpu_id, d.other_source
+            order by d.relative_gap desc, d.provider asc, d.gpu_id asc, d.other_source asc
         ) as price_disagreements
     from (
         select
-            day, provider, gpu_count, gpu_id, pricing_model, relative_gap,
-            source_a as source, price_usd_per_gpu_hour_a as own_usd,
-            source_b as other_source, price_usd_per_gpu_hour_b as other_usd
+            day,
+            provider,
+            gpu_count,
+            gpu_id,
+            pricing_model,
+            relative_gap,
+            source_a as source,
+            price_usd_per_gpu_hour_a as own_usd,
+            source_b as other_source,
+            price_usd_per_gpu_hour_b as other_usd
         from {{ ref('fct_price_disagreements') }}
         where is_above_tolerance
         union all
         select
-            day, provider, gpu_count, gpu_id, pricing_model, relative_gap,
-            source_b as source, price_usd_per_gpu_hour_b as own_usd,
-            source_a as other_source, price_usd_per_gpu_hour_a as other_usd
+            day,
+            provider,
+            gpu_count,
+            gpu_id,
+            pricing_model,
+            relative_gap,
+            source_b as source,
+            price_usd_per_gpu_hour_b as own_usd,
+            source_a as other_source,
+            price_usd_per_gpu_hour_a as other_usd
         from {{ ref('fct_price_disagreements') }}
         where is_above_tolerance
     ) as d

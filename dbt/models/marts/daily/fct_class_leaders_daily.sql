@@ -111,9 +111,10 @@ select
     -- the leader's p10-p90 cost interval reaches into the runner-up's: the evidence does not
     -- tell them apart (an interval the evidence cannot give, e.g. the uncalibrated model's,
     -- counts as reaching: nothing shows the lead to be real)
-    r.gpu_id is not null
+    (
+        r.gpu_id is not null
         and coalesce(l.cost_per_accepted_output_p90 >= r.cost_per_accepted_output_p10, true)
-        as is_tied_within_evidence,
+    ) as is_tied_within_evidence,
     a.provider || ' ' || a.offer_id as best_api,
     a.cost_per_accepted_output as best_api_cost_per_accepted_output,
     l.source,

@@ -11,10 +11,14 @@
 --   cost_per_accepted_output_p10 / _p90: its interval from the throughput's p10-p90 (the
 --   measured runs' spread or the calibration's), the cost going as 1 / throughput.
 -- Model APIs: accepted fraction = quality_pass_rate; no GPU, no hourly cost.
--- The arithmetic is macros/economics.sql's with_cost_measures, the one the ranks were ordered by.
+-- The arithmetic is macros/economics.sql's with_cost_measures (main.wl_cost_measures), the one
+-- the ranks were ordered by.
 
 with costs as (
-    {{ with_cost_measures(ref('fct_workload_cost_inputs_daily')) }}
+    select *
+    from {{ workload_macro('cost_measures') }}(
+        '{{ ref("fct_workload_cost_inputs_daily").render() }}'
+    )
 )
 
 select
