@@ -42,6 +42,28 @@ def _concurrency(text: str) -> int | str:
         raise argparse.ArgumentTypeError(f"{text!r}: a number of sequences or 'max'") from None
 
 
+def _workload_arguments(p: argparse.ArgumentParser) -> None:
+    """Your own workload, instead of a seeded class (analytics.rank_workload's parameters)."""
+    w = p.add_argument_group(
+        "your workload (instead of --workload; analytics.rank_workload in SQL)"
+    )
+    w.add_argument("--model", help="model_ref, e.g. llama-3.1-70b (reference.model_reference)")
+    w.add_argument("--input", type=int, help="prompt tokens per request")
+    w.add_argument("--output", type=int, help="output tokens per request")
+    w.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1)")
+    w.add_argument("--precision", help="weights' precision (default: the checkpoint's)")
+    w.add_argument("--slo-ttft", type=float, help="p95 time to first token target, ms")
+    w.add_argument("--slo-e2e", type=float, help="p99 end-to-end latency target, ms")
+    w.add_argument(
+        "--pricing-models",
+        nargs="+",
+        default=["on_demand"],
+        metavar="MODEL",
+        help="pricing models to rank (default on_demand; spot, reserved_1y, reserved_3y, "
+        "marketplace)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpuledger", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -132,10 +154,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "rank",
-        help="GPUs ranked by cost per accepted output for a workload class (--workload), or by "
-        "USD per GPU-hour (read-only)",
+        help="GPUs ranked by cost per accepted output for a workload class (--workload) or your "
+        "own workload (--model --input --output ...), or by USD per GPU-hour (read-only)",
     )
     p.add_argument("--workload", help="workload class (dbt/seeds/workload_classes.csv)")
+    _workload_arguments(p)
     p.add_argument(
         "--date", help="day to show (default: the newest day at least half the providers are fresh)"
     )
@@ -178,9 +201,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_estimate)
 
     p = sub.add_parser(
-        "explain", help="the whole calculation behind one workload class and GPU (read-only)"
+        "explain",
+        help="the whole calculation behind one GPU for a workload class or your own workload "
+        "(read-only)",
     )
-    p.add_argument("--workload", required=True)
+    p.add_argument("--workload", help="workload class (or describe yours with --model ...)")
+    _workload_arguments(p)
     p.add_argument("--gpu", required=True, help="canonical gpu_id, e.g. nvidia-h100-sxm-80gb")
     p.add_argument("--date", help="day (default: the day `rank` shows)")
     p.add_argument("--format", choices=["table", "json"], default="table")

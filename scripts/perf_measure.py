@@ -85,13 +85,18 @@ def publish_method(published: dict) -> str:
     return f"{published.get('method')}: {published.get('why')}"
 
 
+# a table macro that computes a workload's whole ranking as it is called: its own target
+# (issue-level: <= 100 ms p95 at three years), reported beside the views' queries, not among them
+MACROS = {"rank_workload"}
+
+
 def query_latency(paths, reps: int = 30) -> dict:
     import duckdb
 
     from warehouse.analyst import documented_queries
 
     con = duckdb.connect(str(paths.published_db_path), read_only=True)
-    per_query, everything = {}, []
+    per_query, everything, macros = {}, [], {}
     try:
         for view, sql in documented_queries():
             con.execute(sql).fetchall()  # warm
@@ -100,14 +105,19 @@ def query_latency(paths, reps: int = 30) -> dict:
                 t = time.perf_counter()
                 con.execute(sql).fetchall()
                 times.append((time.perf_counter() - t) * 1000)
+            p95 = round(statistics.quantiles(times, n=20)[18], 1)
+            if view in MACROS:
+                macros[view] = max(macros.get(view, 0.0), p95)
+                continue
             everything += times
-            per_query[view] = round(statistics.quantiles(times, n=20)[18], 1)
+            per_query[view] = p95
     finally:
         con.close()
     return {
         "p95_ms": round(statistics.quantiles(everything, n=20)[18], 1),
         "worst_query_p95_ms": max(per_query.values()),
         "per_query_p95_ms": per_query,
+        "rank_workload_p95_ms": macros.get("rank_workload"),
     }
 
 

@@ -10,8 +10,26 @@ from datetime import date
 from pathlib import Path
 
 
+def _custom(args: argparse.Namespace):
+    """Your workload from the command line's --model, --input, ... (None without --model)."""
+    if not getattr(args, "model", None):
+        return None
+    from warehouse.queries.custom import Workload
+
+    return Workload(
+        model=args.model, input_len=args.input, output_len=args.output,
+        concurrency=args.concurrency, precision=args.precision, slo_p95_ttft_ms=args.slo_ttft,
+        slo_p99_e2e_ms=args.slo_e2e, pricing_models=args.pricing_models,
+        day=date.fromisoformat(args.date) if args.date else None,
+    )  # fmt: skip
+
+
 def cmd_rank(args: argparse.Namespace) -> int:
-    if getattr(args, "workload", None):
+    if getattr(args, "workload", None) and getattr(args, "model", None):
+        print("gpuledger rank: give --workload (a class) or --model ... (yours), not both",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if getattr(args, "workload", None) or getattr(args, "model", None):
         return _rank_workload(args)
     from warehouse.queries import WarehouseMissing
     from warehouse.queries.coverage import describe
@@ -42,7 +60,12 @@ def _rank_workload(args: argparse.Namespace) -> int:
 
     day = date.fromisoformat(args.date) if args.date else None
     try:
-        result = workload_ranking(args.workload, day, min_evidence=args.min_evidence)
+        if custom := _custom(args):
+            from warehouse.queries.custom import custom_ranking
+
+            result = custom_ranking(custom, min_evidence=args.min_evidence)
+        else:
+            result = workload_ranking(args.workload, day, min_evidence=args.min_evidence)
     except (WarehouseMissing, NotFound) as exc:
         print(f"gpuledger rank: {exc}", file=sys.stderr)
         return 2
@@ -61,8 +84,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from warehouse.queries.workloads import explain, render_explain
 
     day = date.fromisoformat(args.date) if args.date else None
+    if bool(args.workload) == bool(args.model):
+        print("gpuledger explain: give --workload (a class) or --model ... (yours)",
+              file=sys.stderr)  # fmt: skip
+        return 2
     try:
-        result = explain(args.workload, args.gpu, day)
+        if custom := _custom(args):
+            from warehouse.queries.custom import custom_explain
+
+            result = custom_explain(custom, args.gpu)
+        else:
+            result = explain(args.workload, args.gpu, day)
     except (WarehouseMissing, NotFound) as exc:
         print(f"gpuledger explain: {exc}", file=sys.stderr)
         return 2

@@ -209,6 +209,48 @@ def _fmt(value, width: int, digits: int) -> str:
     return f"{value:{width}.{digits}f}" if value is not None else f"{'-':>{width}}"
 
 
+def cell_sources(
+    con: duckdb.DuckDBPyConnection, day: date, evidence: dict, best_offer: dict | None
+) -> tuple[list[dict], list[dict], list[dict]]:
+    """What a cell's figures rest on: another source's price of its best offer that day (and
+    which of the two ranks), the calibration's nearest runs, and the measured runs used."""
+    competing = []
+    if best_offer and best_offer["option_kind"] == "gpu_offer":
+        competing = _rows(
+            con,
+            """select * from marts.fct_price_disagreements
+               where day = ? and ((source_a = ? and offer_key_a = ?)
+                                  or (source_b = ? and offer_key_b = ?))
+               order by relative_gap desc, source_a, source_b, offer_key_a, offer_key_b""",
+            [day] + [best_offer["source"], best_offer["option_key"]] * 2,
+        )
+    calibration_runs = []
+    if evidence.get("calibration_nearest_runs"):
+        calibration_runs = _rows(
+            con,
+            """select run_key, file_path, model_id, precision, gpu_id, gpu_count, batch,
+                      input_len, output_len, measured_tokens_per_s, predicted_tokens_per_s,
+                      efficiency
+               from marts.fct_benchmark_run_efficiency
+               where run_key in (select unnest(?))
+               order by list_position(?, run_key)""",
+            [evidence["calibration_nearest_runs"].split(" | ")] * 2,
+        )
+    runs = []
+    if evidence.get("runs_used"):
+        runs = _rows(
+            con,
+            """select run_key, file_path, format, model_id, precision, gpu_name_raw, gpu_count,
+                      hardware_source, input_len, output_len, concurrency,
+                      output_tokens_per_s, output_units_per_s, success_rate, ttft_p95_ms,
+                      e2e_p99_ms, measured_at
+               from marts.fct_benchmark_runs where run_key in (select unnest(?))
+               order by run_key""",
+            [evidence["runs_used"].split(" | ")],
+        )
+    return competing, calibration_runs, runs
+
+
 def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, Any]:
     """The whole chain behind one (class, GPU, day) cell, from the marts."""
     con = connect_published()
@@ -250,17 +292,6 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
                         c.price_usd_per_gpu_hour, c.option_key""",
             [workload, gpu_id, day],
         )
-        # another source's price of the best offer that day, and which of the two ranks
-        competing = []
-        if offers and offers[0]["option_kind"] == "gpu_offer":
-            competing = _rows(
-                con,
-                """select * from marts.fct_price_disagreements
-                   where day = ? and ((source_a = ? and offer_key_a = ?)
-                                      or (source_b = ? and offer_key_b = ?))
-                   order by relative_gap desc, source_a, source_b, offer_key_a, offer_key_b""",
-                [day] + [offers[0]["source"], offers[0]["option_key"]] * 2,
-            )
         rank = con.execute(
             """select gpu_rank, option_rank from marts.fct_gpu_rankings_daily
                where workload_class = ? and day = ? and gpu_id = ? and gpu_rank is not null""",
@@ -272,31 +303,9 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
                from marts.fct_class_leaders_daily where workload_class = ? and day = ?""",
             [workload, day],
         )
-        calibration_runs = []
-        if evidence.get("calibration_nearest_runs"):
-            calibration_runs = _rows(
-                con,
-                """select run_key, file_path, model_id, precision, gpu_id, gpu_count, batch,
-                          input_len, output_len, measured_tokens_per_s, predicted_tokens_per_s,
-                          efficiency
-                   from marts.fct_benchmark_run_efficiency
-                   where run_key in (select unnest(?))
-                   order by list_position(?, run_key)""",
-                [evidence["calibration_nearest_runs"].split(" | ")] * 2,
-            )
-        runs = []
-        if evidence.get("runs_used"):
-            keys = evidence["runs_used"].split(" | ")
-            runs = _rows(
-                con,
-                """select run_key, file_path, format, model_id, precision, gpu_name_raw, gpu_count,
-                          hardware_source, input_len, output_len, concurrency,
-                          output_tokens_per_s, output_units_per_s, success_rate, ttft_p95_ms,
-                          e2e_p99_ms, measured_at
-                   from marts.fct_benchmark_runs where run_key in (select unnest(?))
-                   order by run_key""",
-                [keys],
-            )
+        competing, calibration_runs, runs = cell_sources(
+            con, day, evidence, offers[0] if offers else None
+        )
     finally:
         con.close()
     return {

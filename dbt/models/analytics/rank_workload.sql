@@ -1,0 +1,356 @@
+{{
+    config(
+        materialized='table_macro',
+        parameters=[
+            ['model', none], ['input_len', none], ['output_len', none], ['concurrency', '1'],
+            ['precision', none], ['slo_p95_ttft_ms', none], ['slo_p99_e2e_ms', none],
+            ['pricing_models', "['on_demand']"], ['day', none],
+            ['kv_cache_precision', "'bf16'"], ['target_utilization', '0.6'],
+            ['overhead_usd_per_hour', '0.0'], ['quality_pass_rate', '1.0'],
+            ['output_unit', "'request'"], ['runtime_overhead_gb', '4.0'], ['headroom', '0.2'],
+            ['max_gpus', '8'], ['class_kind', "'llm_serving'"], ['tokens_per_output', none],
+            ['flops_per_output_tflop', none], ['image_steps', none],
+            ['workload_class', "'custom'"],
+        ],
+    )
+}}
+-- analytics.rank_workload(model := ..., input_len := ..., output_len := ..., ...): every GPU
+-- option (and model API for that model) for a workload an analyst describes, on one day, with
+-- the columns of analytics.workload_costs_daily and the same rules: memory fit, matching runs,
+-- the calibrated roofline, evidence grade, SLO, eligibility, costs and ranks come from the
+-- workload model's macros (macros/workload_model.sql) that the class marts are built with, so a
+-- seeded class's parameters give that class's rows. Parameters (p_<name> here; the table macro
+-- materialization explains why) are the seed's columns (workload_classes.csv); defaults: the
+-- checkpoint's precision, concurrency 1, no SLO, on-demand prices, the day the first screen shows.
+-- Wrong parameters stop the query with an error that names the parameter and the reason.
+with models as (
+    select
+        list(
+            model_ref
+            order by model_ref
+        ) as known
+    from {{ ref('model_reference') }}
+),
+
+shown as (
+    -- the first screen's day (warehouse/queries/coverage.py): the newest covered day
+    select c.day
+    from {{ ref('coverage_daily') }} as c
+    order by c.is_covered desc, c.day desc
+    limit 1
+),
+
+priced as (
+    select
+        min(o.day) as first_day,
+        max(o.day) as last_day
+    from {{ ref('fct_gpu_offers_daily') }} as o
+),
+
+-- the parameters as a row (p_<name>: see the table macro materialization)
+asked as (
+    select
+        p_model as model_ref,
+        coalesce(cast(p_day as date), (select s.day from shown as s)) as day,
+        p_class_kind as class_kind,
+        p_input_len as input_len,
+        p_output_len as output_len,
+        p_concurrency as concurrency,
+        p_precision as precision,
+        p_kv_cache_precision as kv_cache_precision,
+        p_slo_p95_ttft_ms as slo_p95_ttft_ms,
+        p_slo_p99_e2e_ms as slo_p99_e2e_ms,
+        p_pricing_models as pricing_models,
+        p_target_utilization as target_utilization,
+        p_overhead_usd_per_hour as overhead_usd_per_hour,
+        p_quality_pass_rate as quality_pass_rate,
+        p_output_unit as output_unit,
+        p_tokens_per_output as tokens_per_output,
+        p_flops_per_output_tflop as flops_per_output_tflop,
+        p_image_steps as image_steps,
+        p_runtime_overhead_gb as runtime_overhead_gb,
+        p_headroom as headroom,
+        p_max_gpus as max_gpus,
+        p_workload_class as workload_class,
+        list_filter(
+            p_pricing_models,
+            lambda x: x not in (
+                'on_demand', 'spot', 'reserved_1y', 'reserved_3y', 'marketplace', 'inference'
+            )
+        ) as unknown_pricing_models
+),
+
+-- One row when every parameter holds; otherwise error() stops the query with the reason.
+checked as (
+    select a.*
+    from asked as a, models as m, priced as pr
+    where
+        case
+            when a.model_ref is null or not list_contains(m.known, a.model_ref)
+                then error(
+                        'rank_workload: model := ' || coalesce('''' || a.model_ref || '''', 'null')
+                        || ' is not a known model; known: ' || array_to_string(m.known, ', ')
+                    )
+            when a.class_kind not in ('llm_serving', 'training', 'image_generation')
+                then error(
+                        'rank_workload: class_kind := ''' || a.class_kind
+                        || ''' is not a workload kind; known: llm_serving, training, image_generation'
+                    )
+            when a.class_kind = 'llm_serving' and not coalesce(a.input_len > 0, false)
+                then error(
+                        'rank_workload: input_len := ' || coalesce(cast(a.input_len as varchar), 'null')
+                        || ' must be a positive number of prompt tokens'
+                    )
+            when a.class_kind = 'llm_serving' and not coalesce(a.output_len > 0, false)
+                then error(
+                        'rank_workload: output_len := '
+                        || coalesce(cast(a.output_len as varchar), 'null')
+                        || ' must be a positive number of output tokens'
+                    )
+            when not coalesce(a.concurrency > 0, false)
+                then error(
+                        'rank_workload: concurrency := '
+                        || coalesce(cast(a.concurrency as varchar), 'null')
+                        || ' must be a positive number of requests in flight'
+                    )
+            when
+                a.precision is not null
+                and lower(a.precision) not in ('fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'fp4')
+                then error(
+                        'rank_workload: precision := ''' || a.precision
+                        || ''' is not a precision; known: fp32, bf16, fp16, fp8, int8, int4, fp4'
+                    )
+            when a.pricing_models is null or len(a.pricing_models) = 0
+                then error('rank_workload: pricing_models := [] names no pricing model')
+            when len(a.unknown_pricing_models) > 0
+                then error(
+                        'rank_workload: pricing_models has '
+                        || array_to_string(a.unknown_pricing_models, ', ')
+                        || ', not a pricing model; known: on_demand, spot, reserved_1y, reserved_3y, '
+                        || 'marketplace, inference'
+                    )
+            when a.day is null
+                then error('rank_workload: the warehouse has no priced day yet')
+            when not exists (
+                    select 1 from {{ ref('fct_gpu_offers_daily') }} as o
+                    where o.day = a.day
+                )
+                then error(
+                        'rank_workload: day := ' || cast(a.day as varchar)
+                        || ' has no GPU prices; priced days run from '
+                        || cast(pr.first_day as varchar) || ' to ' || cast(pr.last_day as varchar)
+                    )
+            else true
+        end
+),
+
+-- The workload as a row of int_workload_classes_joined: the seed's columns (their types) and
+-- its model's architecture.
+workload as (
+    select
+        cast(k.workload_class as varchar) as workload_class,
+        cast(null as varchar) as description,
+        cast(k.class_kind as varchar) as class_kind,
+        m.model_ref,
+        cast(coalesce(k.precision, m.native_precision) as varchar) as precision,
+        cast(k.kv_cache_precision as varchar) as kv_cache_precision,
+        cast(k.input_len as double) as input_len,
+        cast(k.output_len as double) as output_len,
+        cast(k.concurrency as double) as concurrency,
+        cast(k.slo_p95_ttft_ms as double) as slo_p95_ttft_ms,
+        cast(k.slo_p99_e2e_ms as double) as slo_p99_e2e_ms,
+        cast(k.target_utilization as double) as target_utilization,
+        cast(k.overhead_usd_per_hour as double) as overhead_usd_per_hour,
+        cast(k.quality_pass_rate as double) as quality_pass_rate,
+        cast(k.output_unit as varchar) as output_unit,
+        cast(k.tokens_per_output as double) as tokens_per_output,
+        cast(k.flops_per_output_tflop as double) as flops_per_output_tflop,
+        cast(k.image_steps as integer) as image_steps,
+        cast(k.runtime_overhead_gb as double) as runtime_overhead_gb,
+        cast(k.headroom as double) as headroom,
+        cast(k.max_gpus as integer) as max_gpus,
+        array_to_string(k.pricing_models, '|') as pricing_models,
+        m.params_b,
+        m.active_params_b,
+        m.is_moe,
+        m.layers,
+        m.kv_layers,
+        m.kv_heads,
+        m.head_dim,
+        m.kv_values_per_layer
+    from checked as k
+    inner join {{ ref('model_reference') }} as m
+        on k.model_ref = m.model_ref
+),
+
+-- the evidence epoch the day falls in, and the newest run epoch by its start
+epoch as (
+    select e.*
+    from {{ ref('int_evidence_epochs') }} as e, checked as k
+    where e.evidence_from <= k.day and (e.evidence_until is null or k.day < e.evidence_until)
+),
+
+run_epoch as (
+    select max(r.ingested_date) as calibrated_from
+    from {{ ref('fct_benchmark_run_efficiency') }} as r, epoch as e
+    where r.efficiency > 0 and r.ingested_date <= e.evidence_from
+    having count(*) > 0
+),
+
+-- (the CTEs below are read by name, through query_table in the macros they are passed to)
+fit as (
+    select * from {{ workload_macro('memory_fit') }}('workload', '{{ ref("dim_gpu").render() }}')
+),
+
+matched as (  -- noqa: ST03
+    select * from {{ workload_macro('runs_matched') }}('workload', '{{ ref("fct_benchmark_runs").render() }}')
+),
+
+roofline as (  -- noqa: ST03
+    select * from {{ workload_macro('roofline') }}(
+        'workload', 'fit', '{{ ref("dim_gpu").render() }}', 'epoch',
+        '{{ ref("int_gpu_specs_by_epoch").render() }}'
+    )
+),
+
+-- wl_calibrated's call of the calibration, for one workload at one run epoch: main.gl_calibration
+-- with the workload's conditions as wl_calibrated gives them (an image workload: one image at a
+-- time, no prompt or output tokens), without the lateral join over workloads and epochs that
+-- the marts need (a third of this query's time)
+calibrated as (  -- noqa: ST03
+    select
+        re.calibrated_from,
+        w.workload_class,
+        cal.*
+    from run_epoch as re, workload as w,
+        main.gl_calibration(
+            '{{ ref("fct_benchmark_run_efficiency").render() }}', '{{ ref("dim_gpu").render() }}',
+            (
+                select case w1.class_kind when 'llm_serving' then 'inference' else w1.class_kind end
+                from workload as w1
+            ),
+            (select w1.active_params_b from workload as w1),
+            (select coalesce(w1.concurrency, 1) from workload as w1),
+            (select coalesce(w1.input_len, 0) from workload as w1),
+            (select coalesce(w1.output_len, 1) from workload as w1),
+            (select w1.precision from workload as w1),
+            (select w1.is_moe from workload as w1),
+            (select re1.calibrated_from from run_epoch as re1),
+            null, null, null
+        ) as cal
+    where w.class_kind in ('llm_serving', 'image_generation')
+),
+
+evidence as (
+    select * from {{ workload_macro('evidence') }}(
+        'workload', 'fit', 'epoch', 'matched', 'roofline', 'calibrated'
+    )
+),
+
+offers as (  -- noqa: ST03
+    select o.*
+    from {{ ref('fct_gpu_offers_daily') }} as o, checked as k
+    where o.day = k.day
+),
+
+api_prices as (  -- noqa: ST03
+    select a.*
+    from {{ ref('int_model_api_prices_daily') }} as a, checked as k
+    where a.day = k.day and a.model_ref = k.model_ref
+),
+
+-- offers and API prices are the day's already: the window is every day
+inputs as (  -- noqa: ST03
+    select * from {{ workload_macro('cost_inputs') }}(
+        'workload', 'offers', 'evidence', 'api_prices', date '0001-01-01', date '9999-12-31'
+    )
+),
+
+costs as (
+    select * from {{ workload_macro('cost_measures') }}('inputs')
+),
+
+-- what the costs do not already show of the GPU's fit and evidence
+fit_shown as (
+    select
+        gpu_id as gpu_id_fit,
+        * exclude (workload_class, gpu_id, gpus_needed)
+    from fit
+),
+
+evidence_shown as (
+    select
+        gpu_id as gpu_id_evidence,
+        * exclude (
+            workload_class, gpu_id, gpus_needed, fits, evidence, unit_outputs_per_s,
+            unit_outputs_per_s_p10, unit_outputs_per_s_p90, success_fraction, success_source,
+            slo_status, runs_used
+        )
+    from evidence
+),
+
+-- analytics.workload_costs_daily's columns; then the rest of what the class marts keep of an option
+-- (the FX rate, success and quality, the throughput's p10-p90); then its GPU's memory fit
+-- (int_workload_memory_fit) and evidence (fct_throughput_evidence) for the day: how each figure
+-- was reached, as `gpuledger explain` shows it (null on model APIs)
+ranked as (
+    select
+        c.day,
+        c.workload_class,
+        c.option_kind,
+        c.option_key,
+        c.gpu_id,
+        c.provider,
+        c.offer_id,
+        c.region,
+        c.pricing_model,
+        c.offer_gpu_count,
+        c.offer_price_per_hour,
+        c.currency,
+        c.price_usd_per_gpu_hour,
+        c.gpus_needed,
+        c.evidence,
+        c.runs_used,
+        c.unit_outputs_per_s,
+        c.accepted_fraction,
+        c.slo_status,
+        c.target_utilization,
+        c.overhead_usd_per_hour,
+        c.effective_hourly_cost,
+        c.accepted_outputs_per_hour,
+        c.tokens_per_dollar,
+        c.cost_per_1m_accepted_tokens,
+        c.cost_per_accepted_output,
+        c.cost_per_accepted_output_p10,
+        c.cost_per_accepted_output_p90,
+        c.output_unit,
+        c.is_eligible,
+        c.ineligible_reason,
+        c.option_rank,
+        c.gpu_rank,
+        c.is_stale,
+        c.days_since_observed,
+        c.observed_at,
+        c.source,
+        c.snapshot_url,
+        c.snapshot_sha256,
+        c.snapshot_fetched_at,
+        c.fx_usd_per_unit,
+        c.fx_rate_date,
+        c.success_fraction,
+        c.success_source,
+        c.quality_pass_rate,
+        c.unit_outputs_per_s_p10,
+        c.unit_outputs_per_s_p90,
+        f.*,
+        e.*
+    from costs as c
+    left join fit_shown as f
+        on c.gpu_id = f.gpu_id_fit
+    left join evidence_shown as e
+        on c.gpu_id = e.gpu_id_evidence
+)
+
+select * exclude (gpu_id_fit, gpu_id_evidence)
+from ranked
+order by option_rank nulls last, gpu_id nulls last, option_key

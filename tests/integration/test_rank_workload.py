@@ -1,0 +1,278 @@
+"""Your own workload on the demo warehouse: analytics.rank_workload gives each seeded class's rows
+value for value, refuses wrong parameters with their name and reason, and `gpuledger rank /
+explain --model ...` answer what a hand calculation from the marts' inputs gives."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from tests.conftest import gpuledger
+from warehouse import publish
+
+pytestmark = pytest.mark.integration
+
+# the seed's columns that are rank_workload's parameters of the same name (model is model_ref,
+# pricing_models a list; the rest as in workload_classes.csv)
+SEED_PARAMETERS = (
+    "input_len", "output_len", "concurrency", "precision", "kv_cache_precision",
+    "slo_p95_ttft_ms", "slo_p99_e2e_ms", "target_utilization", "overhead_usd_per_hour",
+    "quality_pass_rate", "output_unit", "tokens_per_output", "flops_per_output_tflop",
+    "image_steps", "runtime_overhead_gb", "headroom", "max_gpus", "class_kind", "workload_class",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def con(demo_build):
+    """The published demo copy, read-only (nothing here writes)."""
+    connection = publish.connect(demo_build[0])
+    yield connection
+    connection.close()
+
+
+@pytest.fixture(scope="module")
+def shown_day(con):
+    return con.execute(
+        "select day from analytics.coverage_daily order by is_covered desc, day desc limit 1"
+    ).fetchone()[0]
+
+
+def _call(params: dict) -> str:
+    return "analytics.rank_workload(" + ", ".join(f"{k} := ${k}" for k in params) + ")"
+
+
+def _class_parameters(con, workload_class: str, day) -> dict:
+    cur = con.execute(
+        "select * from reference.workload_classes where workload_class = ?", [workload_class]
+    )
+    row = dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
+    params = {k: row[k] for k in SEED_PARAMETERS}
+    params.update(model=row["model_ref"], pricing_models=row["pricing_models"].split("|"), day=day)
+    return params
+
+
+CLASSES = (
+    "chat-8b", "chat-13-34b", "chat-70b", "chat-70b-latency", "rag-70b-long-context",
+    "batch-70b", "assistant-405b", "local-8b-int4", "lora-finetune-8b", "image-gen-sdxl",
+    "chat-gpt-oss-120b", "reasoning-kimi-k2.5", "agentic-coding-kimi-k2.5",
+)  # fmt: skip
+
+
+def test_every_seed_class_is_its_marts_rows_value_for_value(con, shown_day):
+    """One definition: the macro, given a class's parameters, returns exactly the class's rows of
+    analytics.workload_costs_daily on the shown day (every column of the view, every row, and
+    no other), one row per option_key."""
+    assert sorted(CLASSES) == [
+        r[0]
+        for r in con.execute(
+            "select workload_class from reference.workload_classes order by 1"
+        ).fetchall()
+    ]
+    columns = ", ".join(
+        r[0]
+        for r in con.execute(
+            """select column_name from information_schema.columns
+               where table_schema = 'analytics' and table_name = 'workload_costs_daily'
+               order by ordinal_position"""
+        ).fetchall()
+    )
+    differing, sizes = {}, {}
+    for workload_class in CLASSES:
+        params = _class_parameters(con, workload_class, shown_day)
+        call = _call(params)
+        mart = (
+            f"select {columns} from analytics.workload_costs_daily "
+            "where workload_class = $workload_class and day = $day"
+        )
+        ours = f"select {columns} from {call}"
+        differing[workload_class] = con.execute(
+            f"select (select count(*) from ({ours} except all {mart})) "
+            f"+ (select count(*) from ({mart} except all {ours}))",
+            params,
+        ).fetchone()[0]
+        n, keys, ranked = con.execute(
+            f"select count(*), count(distinct option_key), count(gpu_rank) from {call}", params
+        ).fetchone()
+        assert n == keys, f"{workload_class}: an option_key twice"
+        sizes[workload_class] = (n, ranked)
+    assert differing == dict.fromkeys(CLASSES, 0)
+    # the rows compared are the whole of each class's day (no class is empty)
+    for workload_class, (n, ranked) in sizes.items():
+        assert (
+            n
+            == con.execute(
+                "select count(*) from analytics.workload_costs_daily "
+                "where workload_class = ? and day = ?",
+                [workload_class, shown_day],
+            ).fetchone()[0]
+        )
+        assert n > 700 and ranked > 0, workload_class
+
+
+def test_defaults_are_the_checkpoints_precision_one_request_no_slo_on_demand_the_shown_day(
+    con, shown_day
+):
+    rows = con.execute(
+        """select distinct day, pricing_model, slo_status from analytics.rank_workload(
+               model := 'llama-3.1-8b', input_len := 512, output_len := 128)
+           where option_kind = 'gpu_offer' and is_eligible"""
+    ).fetchall()
+    assert {r[0] for r in rows} == {shown_day}
+    assert {r[1] for r in rows} == {"on_demand"}
+    assert {r[2] for r in rows} <= {"none"}  # no target: nothing to meet or break
+    # the checkpoint's precision (bf16: 8.03 B parameters x 2 bytes) and one sequence's KV cache:
+    # 32 layers x 2048 values x 2 bytes x 640 tokens = 0.084 GB
+    fit = con.execute(
+        """select distinct weights_gb, kv_cache_gb from analytics.rank_workload(
+               model := 'llama-3.1-8b', input_len := 512, output_len := 128)
+           where gpu_id = 'nvidia-h100-sxm-80gb'"""
+    ).fetchall()
+    assert fit == [(16.06, 0.084)]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ("model := 'llama-3.1-71b', input_len := 100, output_len := 10",
+         "model := 'llama-3.1-71b' is not a known model; known: bert-large, deepseek-r1,"),
+        ("input_len := 100, output_len := 10",
+         "model := null is not a known model; known:"),
+        ("model := 'llama-3.1-8b', input_len := 0, output_len := 10",
+         "input_len := 0 must be a positive number of prompt tokens"),
+        ("model := 'llama-3.1-8b', output_len := 10",
+         "input_len := null must be a positive number of prompt tokens"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := -5",
+         "output_len := -5 must be a positive number of output tokens"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, concurrency := 0",
+         "concurrency := 0 must be a positive number of requests in flight"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, precision := 'fp7'",
+         "precision := 'fp7' is not a precision; known: fp32, bf16, fp16, fp8, int8, int4, fp4"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, "
+         "pricing_models := ['on_demand', 'weekly']",
+         "pricing_models has weekly, not a pricing model; known: on_demand, spot,"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, pricing_models := []",
+         "pricing_models := [] names no pricing model"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, day := date '2026-12-01'",
+         "day := 2026-12-01 has no GPU prices; priced days run from 2021-04-28 to 2026-08-22"),
+    ],
+)  # fmt: skip
+def test_a_wrong_parameter_stops_the_query_with_its_name_and_reason(con, arguments, message):
+    with pytest.raises(duckdb.InvalidInputException) as raised:
+        con.execute(f"select * from analytics.rank_workload({arguments})").fetchall()
+    assert f"rank_workload: {message}" in str(raised.value)
+
+
+def test_rank_by_hand_from_the_marts_inputs(demo_build, con, shown_day):
+    """chat-70b's model, lengths, concurrency and SLO (so its fit, evidence and eligibility are
+    the class's, in the marts) with the command line's defaults for the rest: utilization 0.6, no
+    overhead, every output accepted, on-demand only. The leader and its cost by hand: the day's
+    on-demand offers, each eligible GPU x its evidence, cost per request = (n x USD per GPU-hour
+    / 0.6 + 0) / (tokens/s x 3600 x success / 256)."""
+    offers = con.execute(
+        """select c.gpu_id, c.option_key, c.gpus_needed, c.price_usd_per_gpu_hour,
+                  e.unit_outputs_per_s, e.success_fraction
+           from marts.fct_workload_cost_inputs_daily as c
+           join marts.fct_throughput_evidence as e
+             on e.workload_class = c.workload_class and e.gpu_id = c.gpu_id
+            and e.evidence_from <= c.day and (e.evidence_until is null or c.day < e.evidence_until)
+           where c.workload_class = 'chat-70b' and c.day = ? and c.is_eligible
+             and c.option_kind = 'gpu_offer' and c.pricing_model = 'on_demand'""",
+        [shown_day],
+    ).fetchall()
+    by_hand = sorted(
+        (n * price / 0.6 / (tps * 3600 * ok / 256), price, gpu, key)
+        for gpu, key, n, price, tps, ok in offers
+    )
+    assert len(by_hand) > 20
+    cost, _, gpu, key = by_hand[0]
+    done = gpuledger(
+        demo_build[0], "rank", "--model", "llama-3.1-70b", "--input", "1024", "--output", "256",
+        "--concurrency", "32", "--precision", "fp8", "--slo-ttft", "2000", "--slo-e2e", "25000",
+        "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["day"] == shown_day.isoformat()
+    leader = result["gpus"][0]
+    assert (leader["gpu_rank"], leader["gpu_id"]) == (1, gpu)
+    assert leader["cost_per_accepted_output"] == pytest.approx(cost, rel=1e-12)
+    # not the class's figure: chat-70b pays 0.20 USD/h of overhead and accepts 97 %
+    class_cost = con.execute(
+        """select cost_per_accepted_output from analytics.workload_costs_daily
+           where workload_class = 'chat-70b' and day = ? and option_key = ?""",
+        [shown_day, key],
+    ).fetchone()[0]
+    assert class_cost > cost * 1.05
+    # every ranked GPU's cost is its best on-demand offer's, by hand
+    best = {}
+    for c, _, g, _ in by_hand:
+        best.setdefault(g, c)
+    assert {g["gpu_id"]: g["cost_per_accepted_output"] for g in result["gpus"]} == pytest.approx(
+        best, rel=1e-12
+    )
+    # the model APIs for Llama 70B, priced the same way as the class's
+    assert result["model_apis"][0]["provider"] == "openrouter"
+
+
+def test_rank_table_and_explain_for_your_workload(demo_build):
+    home = demo_build[0]
+    done = gpuledger(
+        home, "rank", "--model", "llama-3.1-70b", "--input", "3000", "--output", "400",
+        "--concurrency", "24", "--precision", "fp8", "--slo-ttft", "800",
+        "--pricing-models", "on_demand", "spot", "--limit", "3",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("your workload:"))
+    assert header.startswith(
+        "your workload: llama-3.1-70b (fp8), 3000 in / 400 out tokens, 24 at once, "
+        "p95 TTFT <= 800 ms, on_demand+spot on 2026-08-21"
+    )
+    first = lines[lines.index(header) + 2].split()
+    assert first[:2] == ["1", "nvidia-h200-sxm-141gb"] and "calibrated" in first
+    assert any(line.startswith("cheapest model API: openrouter/") for line in lines)
+
+    explained = gpuledger(
+        home, "explain", "--model", "llama-3.1-70b", "--input", "3000", "--output", "400",
+        "--concurrency", "24", "--precision", "fp8", "--slo-ttft", "800",
+        "--pricing-models", "on_demand", "spot", "--gpu", "nvidia-h200-sxm-141gb",
+    )  # fmt: skip
+    assert explained.returncode == 0, explained.stderr
+    # 70.6 B x 1 byte; KV: 80 layers x 2048 values x 2 bytes x 3400 tokens x 24 = 26.739 GB
+    assert (
+        "1 memory fit: weights 70.6 GB + KV cache 26.739 GB + 4.0 GB runtime per GPU; usable per "
+        "GPU 141.0 x (1 - 0.2) = 112.8 GB -> gpus_needed = 1"
+    ) in explained.stdout
+    assert "GPU rank 1" in explained.stdout
+
+
+def test_rank_and_explain_refuse_wrong_parameters_clearly(demo_build):
+    home = demo_build[0]
+    done = gpuledger(home, "rank", "--model", "llama-3.1-70b", "--input", "3000", "--output", "0")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "gpuledger rank: output_len := 0 must be a positive number of output tokens"
+    )
+    both = gpuledger(home, "rank", "--workload", "chat-8b", "--model", "llama-3.1-8b")
+    assert both.returncode == 2 and "not both" in both.stderr
+    missing = gpuledger(
+        home, "explain", "--model", "llama-3.1-70b", "--input", "3000", "--output", "400",
+        "--gpu", "nvidia-h100-pcie-80gb-nope",
+    )  # fmt: skip
+    assert missing.returncode == 2
+    assert (
+        "no offer of 'nvidia-h100-pcie-80gb-nope' under on_demand on 2026-08-21" in missing.stderr
+    )
+
+
+def test_the_macro_answers_in_the_read_only_sql_sandbox(demo_build):
+    done = gpuledger(
+        demo_build[0], "sql",
+        "select gpu_id from analytics.rank_workload(model := 'llama-3.1-8b', input_len := 1024, "
+        "output_len := 256, concurrency := 32) where gpu_rank = 1",
+        "--format", "csv",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].startswith("nvidia-")
