@@ -12,8 +12,11 @@ The rules (docs/price-pages.md):
   words of the GPU's own cell ("Reserved 8x NVIDIA H100"), the row's pricing-model column. A price
   none of these name takes the provider's default model only when it is the offer's one price.
 - Refused whole (a row error, none of its prices kept): an offer with two or more prices of which
-  one names no model, or two of one model. Refused per price: a label naming a commitment no model
-  stands for ("6-month reserved"), a price per month or week, "Contact sales" and the like.
+  one names no model, or two of one model; an unlabelled price naming no model beside another
+  price cell of the offer, even a refused one ("$4.76 Reserve Now", "Contact sales"): it is not
+  the offer's one price (unless the entry names the model of such prices). Refused per price: a
+  label naming a term no model stands for ("6-month reserved", "Dynamic price"), a price per
+  month or week, "Contact sales" and the like.
 - A price is per GPU when its label or text says so ("/ GPU / hr", "per GPU-hour", "GPU-hour"),
   per instance when it says "instance", "node", "server"; else the provider's entry says (its
   price_basis); else, in a row named by an "Instance" column, it is the instance's. For one GPU
@@ -207,6 +210,7 @@ def interpret(
     problems: list[tuple[str, str]] = []
     refusals: list[tuple[str, str]] = []
     context_model = context_term = None
+    priced_cells = 0  # the offer's price cells, refused ones too ("$4.76 Reserve Now", "Contact")
     # the GPU's own cell last, and only when no other cell priced the offer ("NVIDIA H100 80GB -
     # $2.49/hr" as one line of a card)
     order = [i for i in range(len(block.cells)) if i != gpu_i] + [gpu_i]
@@ -222,13 +226,16 @@ def interpret(
         if not found:
             if meaning == "price" and (not cell.strip() or NOT_A_PRICE.search(cell)):
                 problems.append((label or "price", f"no price for {name}: {cell.strip()!r}"))
+                priced_cells += 1
             elif NOT_A_PRICE.search(cell) and len(cell) < 40:
                 refusals.append((label or "price", f"no price for {name}: {cell.strip()!r}"))
+                priced_cells += 1
             elif len(cell) < 40:
                 context_model = model_in(cell, settings) or context_model
                 context_term = unknown_term_in(cell, settings) or context_term
             continue
         money = found[0]
+        priced_cells += 1
         before, after = cell[: money.start], cell[money.end :]
         between = cell[money.end : found[1].start] if len(found) > 1 else ""
         if len(found) > 1 and re.fullmatch(r"\s*(?:-|–|to|bis)\s*", between):
@@ -282,6 +289,12 @@ def interpret(
         ambiguous = (unnamed[0].label or "price", f"{unnamed[0].text!r} for {name} names no "
                      "pricing model where the page's other prices name theirs: nothing tells "
                      "which offer it is; none is kept")  # fmt: skip
+    bare = [p for p in unnamed if not p.label]
+    if not ambiguous and bare and priced_cells > 1 and not settings.model_configured:
+        # beside a price refused for its term or a "Contact sales": not the offer's one price
+        ambiguous = ("price", f"{bare[0].text!r} for {name} has no label and names no pricing "
+                     "model, beside another price cell of the offer: nothing tells which offer it "
+                     "is; none is kept")  # fmt: skip
     if ambiguous:
         return [], [error(f, r) for f, r in problems] + [error(*ambiguous)]
     offers: dict[str, Offer] = {}

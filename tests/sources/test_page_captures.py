@@ -1,7 +1,7 @@
 """Real archived provider price pages (tests/fixtures/page_captures/, origins in its README) read by
 the automatic reading and by the configured entries: every offer a page prices is read right or
-refused whole with the reason, and layout changes (columns permuted, an unlabelled price added, the
-header dropped) never yield an accepted price with a wrong label.
+refused whole with the reason. Layout changes built from these captures (columns permuted, an
+unlabelled price added, the header dropped) are in test_page_layout_properties.py.
 
 Each expected offer is (GPU as the page names it, GPU count, pricing model, USD per GPU-hour,
 qualifier), copied by hand from the capture's markup.
@@ -9,16 +9,13 @@ qualifier), copied by hand from the capture's markup.
 
 from __future__ import annotations
 
-import random
 import subprocess
 import sys
 from datetime import UTC, datetime
 
 import pytest
-from bs4 import BeautifulSoup
 
 from sources import REGISTRY, price_page
-from sources._internal.page_text import GB, family, gpu_mentions
 from sources._internal.records import ParseError
 from tests.conftest import FIXTURES
 
@@ -226,16 +223,6 @@ def _offers(result) -> set:
     }  # fmt: skip
 
 
-def _by_part(offers: set) -> set:
-    """Offers keyed by the GPU part and memory (a layout change may name the GPU shorter)."""
-    out = set()
-    for name, count, model, price, qualifier in offers:
-        part = family(gpu_mentions(name)[0])
-        memory = GB.search(name)
-        out.add((part, memory.group(1) if memory else None, count, model, price, qualifier))
-    return out
-
-
 def _read(page: str, entry=None, content: bytes | None = None):
     content = content if content is not None else (PAGES / page).read_bytes()
     return price_page.parse_with(entry or AUTO[page], content, f"https://archive.test/{page}", T)
@@ -384,110 +371,3 @@ def test_targets_over_all_real_pages_no_wrong_offer_accepted():
     refused += 2 - 1  # Hyperstack's "RTX A6000/A40" row: one refusal, two prices
     assert refused == 28 and priced - refused == 97
     assert tally == {"auto": [95, 0], "read": [97, 0]}
-
-
-# ------------------------------------------------------------------ layout changes (seeded)
-
-
-def _mutate_grid_columns(soup: BeautifulSoup, rows: list, order: list[int]) -> None:
-    """Reorder the element children of each row (header included) by `order`."""
-    for row in rows:
-        cells = [c for c in row.find_all(True, recursive=False)]
-        if len(cells) != len(order):
-            continue  # the row the capture cut off
-        for c in cells:
-            c.extract()
-        for i in order:
-            row.append(cells[i])
-
-
-def _nebius_rows(soup):
-    return soup.select(".pc-highlight-table-block__row")
-
-
-def _crusoe_grid_rows(soup):
-    return soup.select(".pricing-table-heading, .pricing_gpu-item")
-
-
-def _crusoe_table_rows(soup):
-    return soup.select("tr")
-
-
-def _lambda_rows(soup):
-    return soup.select("tr")
-
-
-LAYOUTS = [  # page, rows, columns before the prices, price columns, an unlabelled price cell
-    (NEBIUS, _nebius_rows, [0, 1, 2], [3, 4],
-     '<div class="pc-highlight-table-block__cell"><div><p>$9.99</p></div></div>'),
-    (CRUSOE_GRID, _crusoe_grid_rows, [0], [1, 2],
-     '<div class="pricing-rich w-richtext"><p>$9.99/GPU-hr</p></div>'),
-    (CRUSOE_TABLE, _crusoe_table_rows, [0], [1, 2, 3, 4, 5], "<td> $9.99 /hr </td>"),
-    (LAMBDA, _lambda_rows, [0, 1, 2, 3, 4], [5], "<td>$9.99 / GPU / hr</td>"),
-]  # fmt: skip
-_EMPTY_HEADER = {"td": "<th></th>"}  # a header row of <th> gets an empty <th>
-
-
-def _accepted_are_right(page: str, html: str, entry=None) -> set:
-    try:
-        got = _offers(_read(page, entry, html.encode()))
-    except ParseError:
-        return set()  # nothing accepted
-    expected = EXPECTED[page]
-    wrong = {o for o in got if not _by_part({o}) <= _by_part(expected)}
-    if any(GB.search(o[0]) for o in expected):  # a name without its memory: match the part alone
-        parts = {p[:1] + p[2:] for p in _by_part(expected)}
-        wrong = {o for o in wrong if not {p[:1] + p[2:] for p in _by_part({o})} <= parts}
-    assert not wrong, f"{page}: accepted with a wrong label or price: {wrong}"
-    return got
-
-
-@pytest.mark.parametrize(("page", "rows", "fixed", "prices", "extra"), LAYOUTS)
-def test_permuted_price_columns_read_the_same(page, rows, fixed, prices, extra):
-    rng = random.Random(43)
-    original = (PAGES / page).read_text()
-    for _ in range(6):
-        order = fixed + rng.sample(prices, len(prices))
-        soup = BeautifulSoup(original, "html.parser")
-        _mutate_grid_columns(soup, rows(soup), order)
-        assert _accepted_are_right(page, str(soup)) == EXPECTED[page], order
-
-
-@pytest.mark.parametrize(("page", "rows", "fixed", "prices", "extra"), LAYOUTS)
-def test_an_added_unlabelled_price_refuses_the_offer_never_mislabels_it(
-    page, rows, fixed, prices, extra
-):
-    original = (PAGES / page).read_text()
-    for at in random.Random(7).sample(range(len(fixed), len(fixed) + len(prices) + 1), 2):
-        soup = BeautifulSoup(original, "html.parser")
-        for row in rows(soup):
-            cells = row.find_all(True, recursive=False)
-            new = BeautifulSoup(extra, "html.parser").contents[0]
-            if not any("$" in c.get_text() for c in cells) and not gpu_mentions(row.get_text()):
-                tag = _EMPTY_HEADER.get(new.name)  # the header gets an empty cell
-                new = BeautifulSoup(tag, "html.parser").contents[0] if tag else new
-                new.clear()
-            row.insert(min(at, len(cells)), new)
-        got = _accepted_are_right(page, str(soup))
-        assert all(price != 9.99 for *_, price, _q in got), at
-
-
-@pytest.mark.parametrize(("page", "rows", "fixed", "prices", "extra"), LAYOUTS)
-def test_a_dropped_header_never_yields_a_wrong_label(page, rows, fixed, prices, extra):
-    soup = BeautifulSoup((PAGES / page).read_text(), "html.parser")
-    for element in soup.select("thead, .pc-highlight-table-block__head, .pricing-table-heading"):
-        element.decompose()
-    for row in rows(soup)[:1]:
-        if "$" not in row.get_text():
-            row.decompose()  # a header row of a table without <thead>
-    _accepted_are_right(page, str(soup))
-
-
-def test_the_card_entry_under_layout_changes():
-    entry = price_page.check_entry("voltagepark", VOLTAGE_ENTRY, "test")
-    original = (PAGES / VOLTAGE).read_text()
-    added = original.replace("$1.99/hr</div>", "$1.99/hr</div><div>$9.99/hr</div>")
-    assert _accepted_are_right(VOLTAGE, added, entry) == {("H100", 8, "on_demand", 2.49, None)}
-    dropped = original.replace("text-eyebrow", "text-other")
-    with pytest.raises(ParseError, match="matched nothing"):
-        _read(VOLTAGE, entry, dropped.encode())
