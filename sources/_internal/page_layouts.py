@@ -2,13 +2,16 @@
 one candidate offer as text cells with the label of each cell where the page gives one.
 
 - rows: table rows without their table (a capture that starts inside a `<table>`, or a table with
-  no header), grouped by their parent; the labels come from a header row of `<th>` cells if any.
+  no header), grouped by their parent; the labels come from a header row of `<th>` cells if any,
+  or from `<th>` cells a capture cut from their `<tr>`, standing right before the first row.
 - grid: sibling elements of one tag and class that repeat the same structure, each naming one GPU
   and holding a price or a "Contact us": `<div>` tables and price cards alike. A member's columns
   are its child elements (below wrappers of one child); the grid's header is the nearest element
   before the grid (a sibling, or a sibling of an ancestor: `<div class=head>` beside
   `<div class=body>`) with as many columns, naming no GPU and no price. Its texts label the
-  columns, so "Preemptible, GPU-hour | On-demand, GPU-hour" tells the two prices apart.
+  columns, so "Preemptible, GPU-hour | On-demand, GPU-hour" tells the two prices apart. A header
+  row whose own element a capture cut leaves its cells loose before the first member: they are
+  the header when there are as many as columns and together they read as one.
 - data: data embedded in the page's scripts: JSON-LD, Next.js, Wix, JavaScript object literals.
 - selectors: an entry's CSS selectors: `row` (one offer per match) or `split` (each match starts an
   offer that runs to the next match, for cards whose parts are not nested in one element).

@@ -3,8 +3,8 @@
 Used by the provider modules that have no machine-readable price feed. A table counts when it has
 a GPU column and at least one price column. Per row:
 
-- GPU name from the GPU column; the GPU count from a count column, else from an "8x H100" prefix
-  in the name or offer, else 1.
+- GPU name from the GPU column; the GPU count from a count column (or a second GPU column of whole
+  numbers: "GPU model" | "GPU"), else from an "8x H100" prefix in the name or offer, else 1.
 - One record per price column. A price column whose header names a pricing model ("On-Demand",
   "Spot", "Reserved 1 year", "1-Year", "Spot-Preis") gives that model; a plain price column takes
   the row's pricing-model column if there is one, else the module's default. A header naming a
@@ -13,8 +13,9 @@ a GPU column and at least one price column. Per row:
   its columns names no pricing model or two name the same: never the first with a default label.
 - Per GPU or per instance: a price header saying "per GPU" / "/GPU" / "pro GPU" is per GPU and is
   multiplied by the count; one saying "instance", "node", "server" or "system" is for the whole
-  offer; otherwise the module says which its page uses (`price_basis`); with none, a price for
-  more than one GPU is refused (for one GPU both are the same).
+  offer; otherwise the module says which its page uses (`price_basis`); with none, a table whose
+  rows are named by an "Instance" column prices instances, and elsewhere a price for more than one
+  GPU is refused (for one GPU both are the same).
 - A memory column is kept as the offer's GPU memory (it tells a 40 GB A100 from an 80 GB one).
 - "Contact sales", "Coming soon", "-" and empty cells are not prices: the row is kept as a row error
   with the reason, never as a zero price.
