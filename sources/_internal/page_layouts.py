@@ -2,13 +2,16 @@
 one candidate offer as text cells with the label of each cell where the page gives one.
 
 - rows: table rows without their table (a capture that starts inside a `<table>`, or a table with
-  no header), grouped by their parent; the labels come from a header row of `<th>` cells if any.
+  no header), grouped by their parent; the labels come from a header row of `<th>` cells if any,
+  or from `<th>` cells a capture cut from their `<tr>`, standing right before the first row.
 - grid: sibling elements of one tag and class that repeat the same structure, each naming one GPU
   and holding a price or a "Contact us": `<div>` tables and price cards alike. A member's columns
   are its child elements (below wrappers of one child); the grid's header is the nearest element
   before the grid (a sibling, or a sibling of an ancestor: `<div class=head>` beside
   `<div class=body>`) with as many columns, naming no GPU and no price. Its texts label the
-  columns, so "Preemptible, GPU-hour | On-demand, GPU-hour" tells the two prices apart.
+  columns, so "Preemptible, GPU-hour | On-demand, GPU-hour" tells the two prices apart. A header
+  row whose own element a capture cut leaves its cells loose before the first member: they are
+  the header when there are as many as columns and together they read as one.
 - data: data embedded in the page's scripts: JSON-LD, Next.js, Wix, JavaScript object literals.
 - selectors: an entry's CSS selectors: `row` (one offer per match) or `split` (each match starts an
   offer that runs to the next match, for cards whose parts are not nested in one element).
@@ -76,7 +79,7 @@ def table_blocks(soup: BeautifulSoup) -> list[Block]:
         parents[id(parent)] = parent
     blocks = []
     for n, rows in enumerate(groups.values(), start=1):
-        labels: list[str | None] = []
+        labels: list[str | None] = _cut_header(rows[0])
         for r_idx, tr in enumerate(rows, start=1):
             cells = tr.find_all(["td", "th"], recursive=False)
             texts = [_cell_text(c) for c in cells]
@@ -101,6 +104,31 @@ def table_blocks(soup: BeautifulSoup) -> list[Block]:
     return blocks
 
 
+def _cut_header(first_row: Tag) -> list[str | None]:
+    """The header cells a capture cut from their `<tr>` (DataCrunch 2025: `<th>`s before
+    `</tr></thead>` with no `<tr>` to open them): the `<th>`s right before the first row, outside
+    any `<tr>`, as many as the row has cells; [] when there are none."""
+    width = len(first_row.find_all(["td", "th"], recursive=False))
+    cells = list(reversed(first_row.find_all_previous("th", limit=width)))
+    if width < 2 or len(cells) != width or any(c.find_parent("tr") for c in cells):
+        return []
+    texts = [_cell_text(c) for c in cells]
+    return list(texts) if _reads_as_header(texts) else []
+
+
+def _reads_as_header(texts: list[str]) -> bool:
+    """Texts that read as a header row: each short with a word in it, none naming a GPU or being a
+    bare price, at least half of them meaning a column gpuledger knows and one a price."""
+    if not texts or any(
+        not t or len(t) >= 60 or not re.search(r"[A-Za-z]", t) or gpu_mentions(t) for t in texts
+    ):
+        return False
+    if any(MONEY.fullmatch(t.strip()) for t in texts):
+        return False
+    meanings = [label_meaning(t) for t in texts]
+    return "price" in meanings and 2 * sum(m is not None for m in meanings) >= len(texts)
+
+
 def _signature(tag: Tag) -> tuple[str, str]:
     """Siblings of one kind: the same tag and first class ("plan-card featured" is a plan-card)."""
     classes = tag.get("class") or []
@@ -115,7 +143,7 @@ def _has_price_or_refusal(texts: list[str]) -> bool:
 def grid_blocks(soup: BeautifulSoup) -> list[Block]:
     """Repeated siblings each naming one GPU with a price or a refusal: grids and cards."""
     candidates: list[tuple[Tag, list[Tag], list[Tag]]] = []
-    for parent in soup.find_all(True):
+    for parent in [soup, *soup.find_all(True)]:  # a capture's cut can leave the grid at the top
         if parent.name in SKIP_TAGS or parent.name in ("table", "thead", "tbody", "tr"):
             continue
         by_sig: dict[tuple, list[Tag]] = defaultdict(list)
@@ -150,7 +178,7 @@ def grid_blocks(soup: BeautifulSoup) -> list[Block]:
         header = _grid_header(siblings, offers)
         widths = [len(_columns(o)) for o in offers]
         width = max(set(widths), key=widths.count)
-        column_header = _column_header(parent, width)
+        column_header = _column_header(parent, width) or _loose_header(offers[0], width)
         name = ".".join([parent.name, *(parent.get("class") or [])[:2]])
         for i, member in enumerate(offers, start=1):
             where = f"grid {g} ({name}) item {i}"
@@ -204,6 +232,19 @@ def _column_header(parent: Tag, width: int) -> list[str] | None:
                 return texts
         node = node.parent
     return None
+
+
+def _loose_header(first: Tag, width: int) -> list[str] | None:
+    """A header row whose own element a capture cut (FluidStack 2023: "GPU Model" ... "GPU 6 Month
+    Cost (/hr)" left as loose siblings before the first row): the `width` elements right before the
+    grid's first member, one header cell each, when together they read as a header."""
+    if width < 2:
+        return None
+    cells = list(reversed(first.find_previous_siblings(True, limit=width)))
+    if len(cells) != width or any(len(_texts(c)) != 1 for c in cells):
+        return None
+    texts = [_cell_text(c) for c in cells]
+    return texts if _reads_as_header(texts) else None
 
 
 def _grid_header(siblings: list[Tag], offers: list[Tag]) -> list[str] | None:

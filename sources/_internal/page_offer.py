@@ -4,20 +4,23 @@ page gives one) interpreted as GPU offers, or refused with the reason.
 The rules (docs/price-pages.md):
 
 - The GPU is the cell of a GPU column, else the first cell naming a GPU part.
-- The GPU count is stated by a count column, "8x"/"x8" (also after a pricing model: "On-demand 8x
-  NVIDIA Tesla V100"), "8 GPUs" or a cluster range ("8-1016 GPUs": its lower bound); an offer that
-  states none is one GPU.
+- The GPU count is stated by a count column (or a second "GPU" column holding a number), "8x" or
+  "x8" (also after a pricing model: "On-demand 8x NVIDIA Tesla V100"), "8 GPUs" or a cluster range
+  ("8-1016 GPUs": its lower bound); an offer that states none is one GPU.
 - Every price takes its pricing model from, in order: its column's label, the words around it in
   its cell, the nearest short cell before it naming a model (a card's "On-demand" heading), the
   words of the GPU's own cell ("Reserved 8x NVIDIA H100"), the row's pricing-model column. A price
   none of these name takes the provider's default model only when it is the offer's one price.
 - Refused whole (a row error, none of its prices kept): an offer with two or more prices of which
-  one names no model, or two of one model. Refused per price: a label naming a commitment no model
-  stands for ("6-month reserved"), a price per month or week, "Contact sales" and the like.
+  one names no model, or two of one model; an unlabelled price naming no model beside another
+  price cell of the offer, even a refused one ("$4.76 Reserve Now", "Contact sales"): it is not
+  the offer's one price (unless the entry names the model of such prices). Refused per price: a
+  label naming a term no model stands for ("6-month reserved", "Dynamic price"), a price per
+  month or week, "Contact sales" and the like.
 - A price is per GPU when its label or text says so ("/ GPU / hr", "per GPU-hour", "GPU-hour"),
   per instance when it says "instance", "node", "server"; else the provider's entry says (its
-  price_basis). For one GPU both are the same; for more, a price nothing gives the basis of is
-  refused.
+  price_basis); else, in a row named by an "Instance" column, it is the instance's. For one GPU
+  both are the same; for more, a price nothing gives the basis of is refused.
 """
 
 from __future__ import annotations
@@ -43,9 +46,10 @@ from sources._internal.page_text import (
     unknown_term_in,
     whole,
 )
-from sources._internal.price_page import NOT_A_PRICE, refuse_ambiguous
+from sources._internal.price_page import NOT_A_PRICE, per_gpu_memory, refuse_ambiguous
 from sources._internal.records import RowError
 
+_COLUMN_GB = re.compile(r"(?<![\d.,])(\d{1,4}(?:[.,]\d)?)\s*GB\b", re.IGNORECASE)  # "1440" too
 _NOT_PRICES = ("memory", "ram", "count", "vcpus", "bandwidth", "fp8_tflops", "fp16_tflops",
                "input_price", "output_price", "currency")  # fmt: skip
 
@@ -112,15 +116,15 @@ def _memory(block: Block, meanings: list[str | None], gpu_cell: str) -> float | 
     gb = GB.search(gpu_cell)
     for i, m in enumerate(meanings):
         text = block.cells[i]
-        if m == "memory" and GB.search(text + " GB"):
-            gb = GB.search(text if "GB" in text.upper() else text + " GB")
+        if m == "memory" and _COLUMN_GB.search(text + " GB"):
+            gb = _COLUMN_GB.search(text if "GB" in text.upper() else text + " GB")
             break
     if gb is None:
         lone = [c for c in block.cells if re.fullmatch(r"\s*\d{1,3}\s*GB\s*", c, re.I)]
         gb = GB.search(lone[0]) if lone else None
     if gb:
         value = float(gb.group(1).replace(",", "."))
-        return value if 4 <= value <= 320 else None
+        return value if 4 <= value <= 2560 else None  # up to 8 x 320 GB: an instance's total
     return None
 
 
@@ -167,7 +171,10 @@ def interpret(
 
     count = None
     for i, m in enumerate(meanings):
-        if m == "count" and block.cells[i].strip():
+        # a count column, or a second "GPU" column holding a number (DataCrunch: "GPU model" B200,
+        # "GPU" 8)
+        numeric_gpu = m == "gpu" and i != gpu_i and re.fullmatch(r"\s*\d{1,4}\s*", block.cells[i])
+        if (m == "count" or numeric_gpu) and block.cells[i].strip():
             count = whole(block.cells[i])
             if count is None or not 1 <= count <= 1024:
                 return [], [
@@ -179,7 +186,8 @@ def interpret(
     count = count or 1
     if not 1 <= count <= 1024:
         return [], [error("count", f"not a GPU count: {count}")]
-    memory = _memory(block, meanings, gpu_cell)
+    memory = per_gpu_memory(_memory(block, meanings, gpu_cell), count, gpu_cell)
+    memory = memory if memory is None or memory <= 320 else None  # a total the name cannot split
     vcpus = next((whole(block.cells[i]) for i, m in enumerate(meanings) if m == "vcpus"), None)
     ram = next((whole(block.cells[i]) for i, m in enumerate(meanings) if m == "ram"), None)
     currency_cell = next((block.cells[i] for i, m in enumerate(meanings) if m == "currency"), None)
@@ -189,6 +197,12 @@ def interpret(
          if m == "pricing_model"),
         None,
     )  # fmt: skip
+    # a row named by an "Instance" column prices its instance, where nothing else gives the basis
+    row_basis = next(
+        (basis_in(block.label(i)) for i, m in enumerate(meanings)
+         if m == "offer" and basis_in(block.label(i)) == "per_instance"),
+        None,
+    )  # fmt: skip
     name_model = model_in(gpu_cell, settings) if not money_in(gpu_cell, None) else None
     name_term = unknown_term_in(gpu_cell, settings) if not money_in(gpu_cell, None) else None
 
@@ -196,6 +210,7 @@ def interpret(
     problems: list[tuple[str, str]] = []
     refusals: list[tuple[str, str]] = []
     context_model = context_term = None
+    priced_cells = 0  # the offer's price cells, refused ones too ("$4.76 Reserve Now", "Contact")
     # the GPU's own cell last, and only when no other cell priced the offer ("NVIDIA H100 80GB -
     # $2.49/hr" as one line of a card)
     order = [i for i in range(len(block.cells)) if i != gpu_i] + [gpu_i]
@@ -211,13 +226,16 @@ def interpret(
         if not found:
             if meaning == "price" and (not cell.strip() or NOT_A_PRICE.search(cell)):
                 problems.append((label or "price", f"no price for {name}: {cell.strip()!r}"))
+                priced_cells += 1
             elif NOT_A_PRICE.search(cell) and len(cell) < 40:
                 refusals.append((label or "price", f"no price for {name}: {cell.strip()!r}"))
+                priced_cells += 1
             elif len(cell) < 40:
                 context_model = model_in(cell, settings) or context_model
                 context_term = unknown_term_in(cell, settings) or context_term
             continue
         money = found[0]
+        priced_cells += 1
         before, after = cell[: money.start], cell[money.end :]
         between = cell[money.end : found[1].start] if len(found) > 1 else ""
         if len(found) > 1 and re.fullmatch(r"\s*(?:-|–|to|bis)\s*", between):
@@ -239,8 +257,8 @@ def interpret(
             # "Reserved 8x NVIDIA H100", a "2 weeks – 1 year" duration cell: a term no model has
             term = None if context_model else (context_term or name_term)
         if term:
-            problems.append((field_name, f"{cell.strip()!r} is priced for {term!r}, a commitment "
-                             "no pricing model stands for: refused"))  # fmt: skip
+            problems.append((field_name, f"{cell.strip()!r} is priced for {term!r}, a term no "
+                             "pricing model stands for: refused"))  # fmt: skip
             continue
         if NOT_HOURLY.search(after) or re.search(r"\b(per month|monthly|/mo)\b", label, re.I):
             problems.append((field_name, f"{cell.strip()!r} is not an hourly price"))
@@ -271,11 +289,17 @@ def interpret(
         ambiguous = (unnamed[0].label or "price", f"{unnamed[0].text!r} for {name} names no "
                      "pricing model where the page's other prices name theirs: nothing tells "
                      "which offer it is; none is kept")  # fmt: skip
+    bare = [p for p in unnamed if not p.label]
+    if not ambiguous and bare and priced_cells > 1 and not settings.model_configured:
+        # beside a price refused for its term or a "Contact sales": not the offer's one price
+        ambiguous = ("price", f"{bare[0].text!r} for {name} has no label and names no pricing "
+                     "model, beside another price cell of the offer: nothing tells which offer it "
+                     "is; none is kept")  # fmt: skip
     if ambiguous:
         return [], [error(f, r) for f, r in problems] + [error(*ambiguous)]
     offers: dict[str, Offer] = {}
     for p in prices:
-        basis = p.basis or (settings.price_basis if settings.basis_configured else None)
+        basis = p.basis or (settings.price_basis if settings.basis_configured else row_basis)
         if basis is None and count > 1:
             problems.append((p.label or "price", f"nothing says whether {p.text!r} is per GPU or "
                              f"per instance of {count}x {name} (an entry's price_basis can): "

@@ -255,8 +255,10 @@ def label_meaning(label: str) -> str | None:
         return "memory"
     if "gpucount" in compact or compact in ("gpus", "numgpus", "count", "gpunum", "quantity"):
         return "count"
-    if compact in ("memory", "ram", "systemram", "systemmemory", "ramgb"):
-        return "ram"
+    if compact in ("memory", "ram", "systemram", "systemmemory", "ramgb") or re.search(
+        r"\bram\b", label, re.IGNORECASE
+    ):
+        return "ram"  # also "Max RAM (GB) per GPU ($0.005/hr)": the RAM, not a price
     words = label_words(label)
     meaning = classify_header(words)
     if meaning is None and (

@@ -3,8 +3,8 @@
 Used by the provider modules that have no machine-readable price feed. A table counts when it has
 a GPU column and at least one price column. Per row:
 
-- GPU name from the GPU column; the GPU count from a count column, else from an "8x H100" prefix
-  in the name or offer, else 1.
+- GPU name from the GPU column; the GPU count from a count column (or a second GPU column of whole
+  numbers: "GPU model" | "GPU"), else from an "8x H100" prefix in the name or offer, else 1.
 - One record per price column. A price column whose header names a pricing model ("On-Demand",
   "Spot", "Reserved 1 year", "1-Year", "Spot-Preis") gives that model; a plain price column takes
   the row's pricing-model column if there is one, else the module's default. A header naming a
@@ -13,8 +13,9 @@ a GPU column and at least one price column. Per row:
   its columns names no pricing model or two name the same: never the first with a default label.
 - Per GPU or per instance: a price header saying "per GPU" / "/GPU" / "pro GPU" is per GPU and is
   multiplied by the count; one saying "instance", "node", "server" or "system" is for the whole
-  offer; otherwise the module says which its page uses (`price_basis`); with none, a price for
-  more than one GPU is refused (for one GPU both are the same).
+  offer; otherwise the module says which its page uses (`price_basis`); with none, a table whose
+  rows are named by an "Instance" column prices instances, and elsewhere a price for more than one
+  GPU is refused (for one GPU both are the same).
 - A memory column is kept as the offer's GPU memory (it tells a 40 GB A100 from an 80 GB one).
 - "Contact sales", "Coming soon", "-" and empty cells are not prices: the row is kept as a row error
   with the reason, never as a zero price.
@@ -64,10 +65,17 @@ def configured_urls(variable: str, defaults: tuple[str, ...]) -> tuple[str, ...]
 # term. A price under such a label is refused, never read as the nearest model.
 _TERM = re.compile(r"(\d+)[- ]?(month|monat|mo\b|year|yr|jahr|week|woche|day|tag)", re.IGNORECASE)
 _COMMITMENT = re.compile(r"reserv(?:ed?|ation)|commit|reserviert|laufzeit", re.IGNORECASE)
+# A way of pricing no model stands for either: DataCrunch's "Dynamic price" (neither on-demand nor
+# spot: a price that is reset daily and holds while the instance runs).
+_OTHER_PRICING = re.compile(r"\bdynamic(?:ally)?\b|dynamisch", re.IGNORECASE)
 
 
 def unknown_commitment(text: str) -> str | None:
-    """The words of a commitment term gpuledger has no pricing model for, else None."""
+    """The words of a commitment term (or a way of pricing, "Dynamic") gpuledger has no pricing
+    model for, else None."""
+    other = _OTHER_PRICING.search(text)
+    if other:
+        return other.group(0)
     for m in _TERM.finditer(text):
         n, unit = int(m.group(1)), m.group(2).lower()
         if unit.startswith(("week", "woche", "day", "tag")):
@@ -126,6 +134,34 @@ def _count(text: str, name: str, offer: str, locale: str, panel: int | None = No
     return panel or 1  # the count the table's tab names ("8x"), else one GPU
 
 
+def _gpu_and_count_columns(table: Table, gpu_i: int | None) -> tuple[int | None, int | None]:
+    """(GPU column, count column) of a table with two GPU columns, one of whole numbers in every
+    row (DataCrunch: "GPU model" | "GPU"): that one is the count; else (gpu_i, None)."""
+    columns = [i for i, m in enumerate(table.meanings) if m == "gpu"]
+    numbers = [
+        i
+        for i in columns
+        if table.rows
+        and all(i < len(r) and re.fullmatch(r"\s*\d{1,4}\s*", r[i]) for r in table.rows)
+    ]
+    names = [i for i in columns if i not in numbers]
+    if numbers and names:
+        return names[0], numbers[0]
+    return gpu_i, None
+
+
+_NAMED_GB = re.compile(r"(\d{1,3})\s*GB\b", re.IGNORECASE)
+
+
+def per_gpu_memory(memory: float | None, count: int, name: str) -> float | None:
+    """One GPU's memory from a memory column that may give the instance's total (DataCrunch's
+    "VRAM" 1440 for 8x "B200 SXM6 180GB"): the name's GB where the column is count x it."""
+    named = _NAMED_GB.search(name)
+    if memory is not None and named and count > 1 and memory == count * int(named.group(1)):
+        return float(named.group(1))
+    return memory
+
+
 def refuse_ambiguous(prices: list[tuple[str, bool, str]], name: str) -> tuple[str, str] | None:
     """(field, reason) when one offer's prices cannot be told apart: two or more prices of which
     one names no pricing model (only the default would label it), or two of one model. Such an
@@ -179,11 +215,16 @@ def parse_price_tables(
     for table in tables:
         prices = _price_columns(table)
         gpu_i, count_i = table.column("gpu"), table.column("count")
+        if count_i is None:  # "GPU model" B200 beside "GPU" 8: the column of numbers is the count
+            gpu_i, count_i = _gpu_and_count_columns(table, gpu_i)
         model_i, memory_i, offer_i = (
             table.column("pricing_model"),
             table.column("memory"),
             table.column("offer"),
         )
+        # a table of instances ("Instance name" column) prices each row's instance, where neither
+        # the price's header nor an entry says per GPU or per instance
+        instance_rows = offer_i is not None and _PER_INSTANCE.search(table.headers[offer_i].lower())
         for r_idx, row in enumerate(table.rows, start=1):
 
             def cell(i: int | None, row=row) -> str:
@@ -210,6 +251,7 @@ def parse_price_tables(
                     if memory_text and not NOT_A_PRICE.fullmatch(memory_text)
                     else None
                 )
+                memory = per_gpu_memory(memory, count, name)
             except ValueError as exc:
                 field = table.headers[count_i] if count_i is not None else "memory"
                 errors.append(RowError(url, where, field, str(exc), raw))
@@ -245,10 +287,10 @@ def parse_price_tables(
                 term = unknown_commitment(header)
                 if term:
                     row_errors.append(RowError(url, where, header, f"{text!r} is priced for "
-                                               f"{term!r}, a commitment no pricing model stands "
-                                               "for: refused", raw))  # fmt: skip
+                                               f"{term!r}, a term no pricing model stands for: "
+                                               "refused", raw))  # fmt: skip
                     continue
-                basis = basis or price_basis
+                basis = basis or price_basis or ("per_instance" if instance_rows else None)
                 if basis is None and count > 1:
                     reason = (f"nothing says whether {text!r} is per GPU or per instance of "
                               f"{count}x {name} (an entry's price_basis can): refused")  # fmt: skip
