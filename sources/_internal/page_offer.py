@@ -15,8 +15,8 @@ The rules (docs/price-pages.md):
   one names no model, or two of one model; an unlabelled price naming no model beside another
   price cell of the offer, even a refused one ("$4.76 Reserve Now", "Contact sales"): it is not
   the offer's one price (unless the entry names the model of such prices). Refused per price: a
-  label naming a term no model stands for ("6-month reserved", "Dynamic price"), a price per
-  month or week, "Contact sales" and the like.
+  label naming a term no model stands for ("Reservation" without a term, "2-year", "6 months – 1
+  year"), a price per month or week, "Contact sales" and the like.
 - A price is per GPU when its label or text says so ("/ GPU / hr", "per GPU-hour", "GPU-hour"),
   per instance when it says "instance", "node", "server"; else the provider's entry says (its
   price_basis); else, in a row named by an "Instance" column, it is the instance's. For one GPU

@@ -213,7 +213,7 @@ def money_in(text: str, default_currency: str | None, bare_ok: bool = False) -> 
 
 def model_in(text: str, settings: Settings) -> str | None:
     """The pricing model a piece of text names: the provider's own words first, then the common
-    ones ("On-demand", "Spot", "Preemptible", "1-year reserved", ...)."""
+    ones ("On-demand", "Spot", "Preemptible", "6-month reserved", "1-year", "Dynamic price")."""
     low = text.lower()
     for words, model in settings.pricing_words:
         if words.lower() in low:
@@ -222,8 +222,8 @@ def model_in(text: str, settings: Settings) -> str | None:
 
 
 def unknown_term_in(text: str, settings: Settings) -> str | None:
-    """A commitment the text names that no pricing model stands for ("6-month reserved"), unless
-    the provider's own words map it."""
+    """A commitment the text names that no pricing model stands for ("Reservation" without a term,
+    "2-year"), unless the provider's own words map it."""
     low = text.lower()
     if any(words.lower() in low for words, _ in settings.pricing_words):
         return None
@@ -266,7 +266,7 @@ def label_meaning(label: str) -> str | None:
         or pricing_model_of(words)
         or unknown_commitment(words)
     ):
-        meaning = "price"  # "Spot", "On-Demand", "onDemandPrice", "6-month reserved": prices
+        meaning = "price"  # "Spot", "On-Demand", "onDemandPrice", "Reservation Pricing": prices
     return meaning
 
 

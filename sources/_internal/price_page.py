@@ -8,7 +8,7 @@ a GPU column and at least one price column. Per row:
 - One record per price column. A price column whose header names a pricing model ("On-Demand",
   "Spot", "Reserved 1 year", "1-Year", "Spot-Preis") gives that model; a plain price column takes
   the row's pricing-model column if there is one, else the module's default. A header naming a
-  commitment no model stands for ("6-month reserved", "Reserved" without a term) refuses its prices.
+  commitment no model stands for ("2-year", "Reserved" without a term) refuses its prices.
   A row with two or more prices is refused whole (a row error, none of its prices kept) when one of
   its columns names no pricing model or two name the same: never the first with a default label.
 - Per GPU or per instance: a price header saying "per GPU" / "/GPU" / "pro GPU" is per GPU and is
@@ -33,9 +33,11 @@ from sources._internal.parsing import parse_locale_number, parse_money
 from sources._internal.records import ParseResult, PriceObservation, RowError
 from sources._internal.tables import Table, extract_tables, find_tables
 
+# The pricing models a page names in words. The reserved ones are told by their term (see _terms);
+# "dynamic" is a price the provider resets by demand (DataCrunch's "Dynamic price", reset daily and
+# held while the instance runs): neither on-demand nor spot, never interrupted.
+_DYNAMIC = re.compile(r"\bdynamic(?:ally)?\b|\bdynamisch", re.IGNORECASE)
 _MODEL_WORDS: list[tuple[str, re.Pattern]] = [
-    ("reserved_3y", re.compile(r"3[- ]?(year|yr|jahr)|36[- ]?(month|monat)|three[- ]year")),
-    ("reserved_1y", re.compile(r"\b1[- ]?(year|yr|jahr)|\b12[- ]?(month|monat)|one[- ]year")),
     ("spot", re.compile(r"\bspot\b|preemptible|interruptible|unterbrechbar")),
     ("marketplace", re.compile(r"marketplace|community|marktplatz")),
     ("on_demand", re.compile(r"on[- ]?demand|pay[- ]as[- ]you[- ]go|\bpayg\b|standard|auf abruf")),
@@ -61,42 +63,68 @@ def configured_urls(variable: str, defaults: tuple[str, ...]) -> tuple[str, ...]
     return tuple(u.strip() for u in configured.split(",") if u.strip())
 
 
-# A commitment no pricing model stands for: "6-month reserved", "2-year", or "Reserved" without its
-# term. A price under such a label is refused, never read as the nearest model.
-_TERM = re.compile(r"(\d+)[- ]?(month|monat|mo\b|year|yr|jahr|week|woche|day|tag)", re.IGNORECASE)
+# A commitment's term: "6-month", "6 Month", "six-month", "1-year", "36 months", "3 Jahre". The
+# reserved models stand for 6, 12 and 36 months; any other term, a term in weeks or days, or two
+# different terms in one label ("6 months – 1 year") is a commitment no model stands for, and so is
+# "Reserved" without its term. A price under such a label is refused, never read as the nearest
+# model.
+_TERM = re.compile(
+    r"(?<![\w.,])(\d+|one|two|three|six|twelve)[- ]?"
+    r"(month|monat|mo\b|year|yr|jahr|week|woche|day|tag)",
+    re.IGNORECASE,
+)
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "six": 6, "twelve": 12}
+RESERVED_TERMS = {6: "reserved_6m", 12: "reserved_1y", 36: "reserved_3y"}  # months -> model
 _COMMITMENT = re.compile(r"reserv(?:ed?|ation)|commit|reserviert|laufzeit", re.IGNORECASE)
-# A way of pricing no model stands for either: DataCrunch's "Dynamic price" (neither on-demand nor
-# spot: a price that is reset daily and holds while the instance runs).
-_OTHER_PRICING = re.compile(r"\bdynamic(?:ally)?\b|dynamisch", re.IGNORECASE)
+
+
+def _terms(text: str) -> list[tuple[str, int | None]]:
+    """Each term the text names, as (its words, months); months None for weeks and days."""
+    found = []
+    for m in _TERM.finditer(text):
+        number, unit = m.group(1).lower(), m.group(2).lower()
+        n = int(number) if number.isdigit() else _NUMBER_WORDS[number]
+        if unit.startswith(("week", "woche", "day", "tag")):
+            found.append((m.group(0), None))
+        else:
+            found.append((m.group(0), n if unit.startswith(("month", "monat", "mo")) else 12 * n))
+    return found
 
 
 def unknown_commitment(text: str) -> str | None:
-    """The words of a commitment term (or a way of pricing, "Dynamic") gpuledger has no pricing
-    model for, else None."""
-    other = _OTHER_PRICING.search(text)
-    if other:
-        return other.group(0)
-    for m in _TERM.finditer(text):
-        n, unit = int(m.group(1)), m.group(2).lower()
-        if unit.startswith(("week", "woche", "day", "tag")):
-            return m.group(0)  # "2 weeks – 1 year": a term shorter than any model's
-        months = n if unit.startswith(("month", "monat", "mo")) else 12 * n
-        if months not in (12, 36):
-            return m.group(0)
-    if (
-        _COMMITMENT.search(text)
-        and not _TERM.search(text)
-        and not re.search(r"one[- ]year|three[- ]year", text, re.IGNORECASE)
-    ):
-        return _COMMITMENT.search(text).group(0) + " (no term)"
+    """The words of a commitment term (or a way of pricing) gpuledger has no pricing model for,
+    else None: a term other than 6, 12 or 36 months, two terms at once, "Reserved" without a term,
+    or "Dynamic" beside another model's words ("dynamic spot": which one is not told)."""
+    terms = _terms(text)
+    dynamic = _DYNAMIC.search(text)
+    if dynamic:
+        others = [w for w, _ in terms] + [
+            m.group(0) for _, p in _MODEL_WORDS if (m := p.search(text.lower()))
+        ]
+        return f"{dynamic.group(0)} with {others[0]}" if others else None
+    for words, months in terms:
+        if months not in RESERVED_TERMS:
+            return words  # "2 weeks – 1 year", "2-year": a term no model stands for
+    if len({months for _, months in terms}) > 1:
+        return " and ".join(words for words, _ in terms)  # "6 months – 1 year"
+    commitment = _COMMITMENT.search(text)
+    if commitment and not terms:
+        return commitment.group(0) + " (no term)"
     return None
 
 
 def pricing_model_of(text: str) -> str | None:
     """The pricing model a header or label names; None for none or for a commitment no model
-    stands for (see unknown_commitment)."""
+    stands for (see unknown_commitment). A term names a reserved model whatever else the text
+    says ("6-month" is reserved_6m, never reserved_1y); "Dynamic" names dynamic, never on-demand
+    or spot."""
     if unknown_commitment(text):
         return None
+    if _DYNAMIC.search(text):
+        return "dynamic"
+    terms = _terms(text)
+    if terms:
+        return RESERVED_TERMS[terms[0][1]]
     norm = text.lower()
     for model, pattern in _MODEL_WORDS:
         if pattern.search(norm):

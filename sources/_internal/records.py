@@ -10,11 +10,15 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+# reserved_6m / _1y / _3y: a commitment of 6, 12, 36 months. dynamic: a price the provider resets
+# by demand (daily, say) that holds while the instance runs; not interruptible, unlike spot.
 PRICING_MODELS = (
     "on_demand",
     "spot",
+    "reserved_6m",
     "reserved_1y",
     "reserved_3y",
+    "dynamic",
     "marketplace",
     "inference",
 )

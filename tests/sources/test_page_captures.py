@@ -67,16 +67,17 @@ EXPECTED = {
     CRUSOE_TABLE: {
         (gpu, 1, model, price, None)
         for gpu, prices in {
-            "NVIDIA H200 141GB SXM": (4.29, None, 3.22, 2.79),
-            "NVIDIA H100 80GB SXM": (3.90, None, 2.93, 2.54),
-            "AMD MI300X 192GB OAM": (3.45, 0.95, 2.59, 2.24),
-            "NVIDIA A100 80GB SXM": (1.95, None, 1.46, 1.27),
-            "NVIDIA A100 80GB PCIe": (1.65, None, 1.24, 1.07),
-            "NVIDIA A100 40GB PCIe": (1.45, None, 1.09, 0.94),
-            "NVIDIA L40S 48GB PCIe": (1.00, 0.50, 0.75, 0.65),
+            "NVIDIA H200 141GB SXM": (4.29, None, 3.43, 3.22, 2.79),
+            "NVIDIA H100 80GB SXM": (3.90, None, 3.12, 2.93, 2.54),
+            "AMD MI300X 192GB OAM": (3.45, 0.95, 2.76, 2.59, 2.24),
+            "NVIDIA A100 80GB SXM": (1.95, None, 1.56, 1.46, 1.27),
+            "NVIDIA A100 80GB PCIe": (1.65, None, 1.32, 1.24, 1.07),
+            "NVIDIA A100 40GB PCIe": (1.45, None, 1.16, 1.09, 0.94),
+            "NVIDIA L40S 48GB PCIe": (1.00, 0.50, 0.80, 0.75, 0.65),
         }.items()
-        for model, price in zip(("on_demand", "spot", "reserved_1y", "reserved_3y"), prices,
-                                strict=True)
+        # "On-Demand", "Current Spot", "6-month reserved", "1-year reserved", "3-year reserved"
+        for model, price in zip(("on_demand", "spot", "reserved_6m", "reserved_1y", "reserved_3y"),
+                                prices, strict=True)
         if price is not None
     },  # fmt: skip
     CRUSOE_GRID: {
@@ -100,13 +101,18 @@ EXPECTED = {
         ("Quadro RTX 4000", 1, "on_demand", 0.24, None),
     },
     # the grid's header cut from its row, left as loose cells before it: "GPU On-Demand Cost (/hr)"
+    # and "GPU 6 Month Cost (/hr)", a 6-month commitment (never read as 1-year)
     FLUIDSTACK: {
-        ("NVIDIA HGX H100", 1, "on_demand", 4.76, None),
-        ("NVIDIA H100 PCIe", 1, "on_demand", 4.25, None),
-        ("A100 80GB NVLINK", 1, "on_demand", 2.21, None),
-        ("A100 80GB PCIe", 1, "on_demand", 2.21, None),
-        ("A100 40GB NVLINK", 1, "on_demand", 1.29, None),
-        ("A100 40GB PCIe", 1, "on_demand", 1.40, None),
+        (gpu, 1, model, price, None)
+        for gpu, prices in {
+            "NVIDIA HGX H100": (4.76, 2.89),
+            "NVIDIA H100 PCIe": (4.25, 2.89),
+            "A100 80GB NVLINK": (2.21, 1.48),
+            "A100 80GB PCIe": (2.21, 1.42),
+            "A100 40GB NVLINK": (1.29, 1.29),
+            "A100 40GB PCIe": (1.40, 1.38),
+        }.items()
+        for model, price in zip(("on_demand", "reserved_6m"), prices, strict=True)
     },
     HYPERSTACK: {
         ("NVIDIA RTX A4000", 1, "on_demand", 0.30, None),
@@ -118,13 +124,14 @@ EXPECTED = {
         ("NVIDIA H100 PCIe NVLink 80GB", 1, "on_demand", 3.54, None),
         ("NVIDIA H100 SXM 80GB", 1, "on_demand", 3.75, None),
     },
-    # "On demand price" and "Spot price" of instances of 1, 2, 4 and 8 B200 ("Instance name"), the
-    # header's <th>s cut from their <tr>: USD per instance-hour / the "GPU" column's count
+    # "On demand price", "Dynamic price" (reset daily, held while the instance runs: neither
+    # on-demand nor spot) and "Spot price" of instances of 1, 2, 4 and 8 B200 ("Instance name"),
+    # the header's <th>s cut from their <tr>: USD per instance-hour / the "GPU" column's count
     DATACRUNCH: {
         ("B200 SXM6 180GB", count, model, round(price / count, 4), None)
-        for count, on_demand, spot in ((1, 3.64, 0.80), (2, 7.27, 1.61), (4, 14.55, 3.21),
-                                       (8, 29.10, 6.43))
-        for model, price in (("on_demand", on_demand), ("spot", spot))
+        for count, on_demand, dynamic, spot in ((1, 3.64, 2.68, 0.80), (2, 7.27, 5.36, 1.61),
+                                                (4, 14.55, 10.71, 3.21), (8, 29.10, 21.42, 6.43))
+        for model, price in (("on_demand", on_demand), ("dynamic", dynamic), ("spot", spot))
     },  # fmt: skip
     LAMBDA_TABS: {  # the "8x" tab's table: "PRICE/GPU/HR*" of 8-GPU instances
         ("NVIDIA B200 SXM6", 8, "on_demand", 4.99, None),
@@ -139,14 +146,7 @@ EXPECTED = {
 PRICED = {NEBIUS: 14, LAMBDA: 17, CRUSOE_TABLE: 30, CRUSOE_GRID: 3, VOLTAGE: 2, COREWEAVE: 12,
           FLUIDSTACK: 12, HYPERSTACK: 18, DATACRUNCH: 12, LAMBDA_TABS: 5}  # fmt: skip
 # The offers each page prices that the reading refuses, with the reason (field, reason).
-REFUSED = {
-    CRUSOE_TABLE: [  # "6-month reserved" is no pricing model gpuledger has: never read as 1-year
-        (
-            "6-month reserved",
-            f"'$ {p} /hr' is priced for '6-month', a term no pricing model stands for: refused",
-        )
-        for p in ("3.43", "3.12", "2.76", "1.56", "1.32", "1.16", "0.80")
-    ],  # fmt: skip
+REFUSED = {  # what the page does not determine
     # "$4.76" beside "Reserve Now": reserved for no stated term, so no pricing model
     COREWEAVE: [
         (
@@ -170,22 +170,6 @@ REFUSED = {
             "which one a price is for; refused",
         )
     ],  # its $1.00 and $0.60 both
-    # "Dynamic price" (reset daily, held while the instance runs): neither on-demand nor spot
-    DATACRUNCH: [
-        (
-            "Dynamic price",
-            f"'${p}/h' is priced for 'Dynamic', a term no pricing model stands for: refused",
-        )
-        for p in ("2.68", "5.36", "10.71", "21.42")
-    ],  # fmt: skip
-    # "GPU 6 Month Cost (/hr)": a 6-month commitment, never read as 1-year
-    FLUIDSTACK: [
-        (
-            "GPU 6 Month Cost (/hr)",
-            f"'${p}' is priced for '6 Month', a term no pricing model stands for: refused",
-        )
-        for p in ("2.89", "2.89", "1.48", "1.42", "1.29", "1.38")
-    ],  # fmt: skip
 }
 # Offers the page names without a price: refused with the page's words.
 UNPRICED = {
@@ -263,12 +247,15 @@ def test_a_count_tab_gives_its_count_to_the_rows_of_its_table():
 
 def test_a_div_grid_whose_header_row_was_cut_takes_its_loose_header_cells():
     """FluidStack's grid lost the element of its header row to the cut; its six header cells stand
-    loose before the first row and still label its columns: "GPU On-Demand Cost (/hr)" is read,
-    "GPU 6 Month Cost (/hr)" refused, and "Max RAM (GB) per GPU ($0.005/hr)" is RAM, not a price."""
-    got = {r.gpu_name_raw: r for r in _read(FLUIDSTACK).records}
-    h100 = got["NVIDIA HGX H100"]
-    assert (h100.pricing_model, h100.price_per_hour, h100.gpu_count) == ("on_demand", 4.76, 1)
+    loose before the first row and still label its columns: "GPU On-Demand Cost (/hr)" is on-demand,
+    "GPU 6 Month Cost (/hr)" a 6-month commitment, and "Max RAM (GB) per GPU ($0.005/hr)" is RAM,
+    not a price."""
+    got = {(r.gpu_name_raw, r.pricing_model): r for r in _read(FLUIDSTACK).records}
+    h100 = got[("NVIDIA HGX H100", "on_demand")]
+    assert (h100.price_per_hour, h100.gpu_count) == (4.76, 1)
     assert (h100.gpu_memory_gb, h100.vcpus, h100.ram_gb) == (80.0, 48, 256)
+    assert got[("NVIDIA HGX H100", "reserved_6m")].price_per_hour == 2.89
+    assert {model for _, model in got} == {"on_demand", "reserved_6m"}
     # without those cells the rows' two prices are nobody's: every row refused whole
     cut = (PAGES / FLUIDSTACK).read_text().split("</div></div></div>", 1)[1]
     headless = _read(FLUIDSTACK, content=cut.encode())
@@ -281,13 +268,15 @@ def test_a_div_grid_whose_header_row_was_cut_takes_its_loose_header_cells():
 
 def test_a_table_header_cut_from_its_row_labels_the_rows_and_instances_price_per_instance():
     """DataCrunch's <th>s stand outside any <tr>; they label the rows. The "GPU" column holds the
-    count, the rows are instances ("Instance name"), so "$29.10/h" is 8 B200's price."""
+    count, the rows are instances ("Instance name"), so "$29.10/h" is 8 B200's price; "Dynamic
+    price" is the dynamic one, neither on-demand nor spot."""
     got = {(r.offer_id, r.pricing_model): r for r in _read(DATACRUNCH).records}
     eight = got[("8B200.240V", "on_demand")]
     assert (eight.gpu_count, eight.price_per_hour, eight.gpu_memory_gb) == (8, 29.10, 180.0)
     assert (eight.vcpus, eight.ram_gb) == (240, 1472)
     assert got[("8B200.240V", "spot")].price_per_hour == 6.43
-    assert ("8B200.240V", "dynamic") not in got and len(got) == 8
+    assert got[("8B200.240V", "dynamic")].price_per_hour == 21.42
+    assert got[("1B200.30V", "dynamic")].price_per_hour == 2.68 and len(got) == 12
 
 
 def test_the_card_page_is_refused_by_the_automatic_reading_with_the_way_out():
@@ -345,12 +334,12 @@ def test_the_configured_crusoe_source_on_its_real_pages(page):
 def test_targets_over_all_real_pages_no_wrong_offer_accepted():
     """Every real page read as gpuledger reads it: by the provider's entry where one is configured
     (crusoe; Voltage Park with the documented entry), else automatically. No wrong offer is
-    accepted; what is not read is refused with its reason. Of 125 offers priced, 97 are read right
-    and 28 refused: 26 priced for terms no pricing model stands for (7 Crusoe "6-month reserved",
-    6 FluidStack "GPU 6 Month Cost", 1 CoreWeave "Reserve Now", 8 Hyperstack "Reservation Pricing"
-    of no term, 4 DataCrunch "Dynamic price") and Hyperstack's "RTX A6000/A40" row (2 prices for
-    a pair of GPUs); automatically also Voltage Park's two cards. Of the 97 offers whose pricing
-    model and GPU the page determines, all 97 are read right."""
+    accepted; what is not read is refused with its reason. Of 125 offers priced, 114 are read right
+    (91 %: 7 Crusoe "6-month reserved" and 6 FluidStack "GPU 6 Month Cost" as reserved_6m, 4
+    DataCrunch "Dynamic price" as dynamic among them) and 11 refused: 9 reservations of no stated
+    term (1 CoreWeave "Reserve Now", 8 Hyperstack "Reservation Pricing") and Hyperstack's "RTX
+    A6000/A40" row (2 prices for a pair of GPUs); automatically also Voltage Park's two cards. Of
+    the 114 offers whose pricing model and GPU the page determines, all 114 are read right."""
     entries = {
         "crusoe": REGISTRY["crusoe"].entry,
         "voltagepark": price_page.check_entry("voltagepark", VOLTAGE_ENTRY, "test"),
@@ -369,5 +358,7 @@ def test_targets_over_all_real_pages_no_wrong_offer_accepted():
     assert priced == 125
     refused = sum(len(REFUSED.get(page, [])) for page in EXPECTED)
     refused += 2 - 1  # Hyperstack's "RTX A6000/A40" row: one refusal, two prices
-    assert refused == 28 and priced - refused == 97
-    assert tally == {"auto": [95, 0], "read": [97, 0]}
+    assert refused == 11 and priced - refused == 114
+    assert sum(len(expected) for expected in EXPECTED.values()) == 114
+    assert tally == {"auto": [112, 0], "read": [114, 0]}
+    assert tally["read"][0] / priced >= 0.90

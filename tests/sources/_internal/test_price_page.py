@@ -6,7 +6,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sources._internal.price_page import parse_price_tables, pricing_model_of
+from sources._internal.price_page import (
+    parse_price_tables,
+    pricing_model_of,
+    unknown_commitment,
+)
 from sources._internal.records import ParseError
 from tests.conftest import FIXTURES
 
@@ -82,6 +86,50 @@ def test_no_price_table_names_the_page_and_the_headers_found():
 )  # fmt: skip
 def test_pricing_model_named_by_a_header(header, model):
     assert pricing_model_of(header) == model
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["6-month reserved", "GPU 6 Month Cost (/hr)", "6 months", "Reserved, 6 months",
+     "six-month commitment", "Six-Month Reserved", "6mo commit", "Reserviert 6 Monate",
+     "6-month reserved (1 GPU)"],
+)  # fmt: skip
+def test_a_six_month_term_is_reserved_6m_never_reserved_1y(label):
+    assert pricing_model_of(label) == "reserved_6m"
+    assert unknown_commitment(label) is None
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["Dynamic price", "Dynamic pricing", "dynamic", "Dynamically priced", "Dynamischer Preis"],
+)
+def test_a_dynamic_price_is_dynamic_never_on_demand_nor_spot(label):
+    assert pricing_model_of(label) == "dynamic"
+
+
+@pytest.mark.parametrize(
+    ("label", "term"),
+    [("Dynamic spot price", "Dynamic with spot"), ("Dynamic on-demand", "Dynamic with on-demand"),
+     ("Dynamic, 6-month", "Dynamic with 6-month"), ("6 months – 1 year", "6 month and 1 year"),
+     ("6-month or 12-month", "6-month and 12-month"), ("2-year reserved", "2-year"),
+     ("Reservation Pricing", "Reservation (no term)"), ("2 weeks – 1 year", "2 week")],
+)  # fmt: skip
+def test_a_label_naming_two_models_or_a_term_no_model_has_is_refused(label, term):
+    """Never the nearest model: "Dynamic" beside spot or on-demand, 6 months beside 1 year, a term
+    of 2 years or of weeks, a reservation of no term name no one pricing model."""
+    assert pricing_model_of(label) is None
+    assert unknown_commitment(label) == term
+
+
+def test_six_month_and_dynamic_columns_beside_the_others():
+    page = """
+| GPU | On-Demand | Dynamic price | Spot | 6-month reserved | 1-year reserved | 3-year reserved |
+|---|---|---|---|---|---|---|
+| H100 | $3.90 | $2.70 | $1.60 | $3.12 | $2.93 | $2.54 |
+"""
+    got = {r.pricing_model: r.price_per_hour for r in _parse(page).records}
+    assert got == {"on_demand": 3.90, "dynamic": 2.70, "spot": 1.60, "reserved_6m": 3.12,
+                   "reserved_1y": 2.93, "reserved_3y": 2.54}  # fmt: skip
 
 
 def test_real_coreweave_docs_page_reads_through_the_generic_reader():
