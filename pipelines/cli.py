@@ -59,8 +59,8 @@ def _workload_arguments(p: argparse.ArgumentParser) -> None:
         nargs="+",
         default=["on_demand"],
         metavar="MODEL",
-        help="pricing models to rank (default on_demand; spot, reserved_1y, reserved_3y, "
-        "marketplace)",
+        help="pricing models to rank (default on_demand; spot, reserved_6m, reserved_1y, "
+        "reserved_3y, dynamic, marketplace)",
     )
 
 

@@ -75,7 +75,8 @@ asked as (
         list_filter(
             p_pricing_models,
             lambda x: x not in (
-                'on_demand', 'spot', 'reserved_1y', 'reserved_3y', 'marketplace', 'inference'
+                'on_demand', 'spot', 'reserved_6m', 'reserved_1y', 'reserved_3y', 'dynamic',
+                'marketplace', 'inference'
             )
         ) as unknown_pricing_models
 ),
@@ -126,8 +127,8 @@ checked as (
                 then error(
                         'rank_workload: pricing_models has '
                         || array_to_string(a.unknown_pricing_models, ', ')
-                        || ', not a pricing model; known: on_demand, spot, reserved_1y, reserved_3y, '
-                        || 'marketplace, inference'
+                        || ', not a pricing model; known: on_demand, spot, reserved_6m, '
+                        || 'reserved_1y, reserved_3y, dynamic, marketplace, inference'
                     )
             when a.day is null
                 then error('rank_workload: the warehouse has no priced day yet')
