@@ -10,8 +10,10 @@ Columns (any order, header names case-insensitive); * = required:
 - price*: the price per hour
 - price_unit*: `per_gpu_hour` or `per_instance_hour` (the whole offer)
 - currency*: ISO code (USD, EUR, GBP)
-- pricing_model: on_demand (default), spot, reserved_1y, reserved_3y, marketplace
-- term_months: contract term; 12 or 36 give reserved_1y / reserved_3y when the model is empty
+- pricing_model: on_demand (default), spot, reserved_6m, reserved_1y, reserved_3y, dynamic,
+  marketplace
+- term_months: contract term; 6, 12 or 36 give reserved_6m / reserved_1y / reserved_3y when the
+  model is empty
 - valid_from: first day the price holds (default: the import's fetched-at)
 - valid_to: last day it holds; until then the price never goes stale
 - region, offer_id, vcpus, ram_gb, gpu_memory_gb, note: as they say
@@ -174,7 +176,9 @@ def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
             model = get("pricing_model").lower().replace("-", "_") or None
             term = parse_number(get("term_months"))
             if model is None:
-                model = {12.0: "reserved_1y", 36.0: "reserved_3y"}.get(term, "on_demand")
+                model = {6.0: "reserved_6m", 12.0: "reserved_1y", 36.0: "reserved_3y"}.get(
+                    term, "on_demand"
+                )
             if model not in PRICING_MODELS:
                 raise ValueError(f"unknown pricing model {model!r}")
             field = "valid_from"

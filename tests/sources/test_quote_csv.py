@@ -87,6 +87,19 @@ def test_documented_quote_format():
     assert [(e.row_ref, e.field) for e in result.row_errors] == [("line 4", "price_unit")]
 
 
+def test_a_six_month_term_is_reserved_6m_and_dynamic_is_a_model():
+    text = (
+        "provider,gpu,gpu_count,price,price_unit,currency,pricing_model,term_months\n"
+        "x,NVIDIA H100,1,2.50,per_gpu_hour,USD,,6\n"
+        "x,NVIDIA H100,1,2.20,per_gpu_hour,USD,dynamic,\n"
+    )
+    result = quote_csv.parse(text.encode(), "quote:x", T)
+    assert [(r.pricing_model, r.price_per_hour) for r in result.records] == [
+        ("reserved_6m", 2.5),
+        ("dynamic", 2.2),
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "field"),
     [
