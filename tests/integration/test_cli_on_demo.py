@@ -112,6 +112,44 @@ def test_cli_import_snapshot_then_offline_refresh_converts_euros(demo_copy, tmp_
     assert got[0][0] == pytest.approx(library.convert(1.20, "EUR", "USD", date(2026, 8, 23)))
 
 
+def test_six_month_and_dynamic_prices_load_and_rank_only_when_asked(demo_copy, tmp_path):
+    """A 6-month reservation and a dynamic price load into fct_gpu_offers_daily with their own
+    pricing models; rank_workload ranks them only when an analyst names them (no seeded class
+    and not the default allows them)."""
+    paths = demo_copy
+    quote = tmp_path / "quote.csv"
+    quote.write_text(
+        "provider,gpu,gpu_count,price,price_unit,currency,pricing_model,term_months,valid_from\n"
+        "example cloud,NVIDIA H100 SXM,1,2.50,per_gpu_hour,USD,,6,2026-08-23\n"
+        "example cloud,NVIDIA H100 SXM,1,2.20,per_gpu_hour,USD,dynamic,,2026-08-23\n"
+    )
+    done = gpuledger(
+        paths, "import-snapshot", "--source", "quote_csv", "--url", "quote:example-cloud/terms",
+        "--fetched-at", "2026-08-23T07:00:00Z", str(quote),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    refreshed = run_refresh(
+        date(2026, 8, 23), offline=True, paths=paths, out=io.StringIO(), assets=OFFERS
+    )
+    assert refreshed.success
+    offers = query(
+        paths,
+        """select pricing_model, price_usd_per_gpu_hour from marts.fct_gpu_offers_daily
+           where day = '2026-08-23' and provider = 'example cloud' order by pricing_model""",
+    )
+    assert offers == [("dynamic", 2.2), ("reserved_6m", 2.5)]
+    ranked = """select distinct pricing_model from analytics.rank_workload(
+                    model := 'llama-3.1-8b', input_len := 512, output_len := 128,
+                    day := date '2026-08-23'{})
+                where provider = 'example cloud' order by 1"""
+    assert query(paths, ranked.format("")) == []
+    seeded = """select count(*) from reference.workload_classes
+                where pricing_models like '%reserved_6m%' or pricing_models like '%dynamic%'"""
+    assert query(paths, seeded) == [(0,)]
+    asked = ", pricing_models := ['on_demand', 'reserved_6m', 'dynamic']"
+    assert query(paths, ranked.format(asked)) == [("dynamic",), ("reserved_6m",)]
+
+
 def lambda_rows_with_gpu_and_price(path: Path) -> int:
     with path.open(newline="") as fh:
         return sum(
