@@ -73,6 +73,10 @@ _TERM = re.compile(
     r"(month|monat|mo\b|year|yr|jahr|week|woche|day|tag)",
     re.IGNORECASE,
 )
+# "6-12 months", "1 to 3 years": a range of terms, no one term
+_TERM_RANGE = re.compile(
+    r"(?<![\w.,])\d+\s*(?:-|–|to|bis)\s*\d+[- ]?(?:month|monat|mo\b|year|yr|jahr)", re.IGNORECASE
+)
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "six": 6, "twelve": 12}
 RESERVED_TERMS = {6: "reserved_6m", 12: "reserved_1y", 36: "reserved_3y"}  # months -> model
 _COMMITMENT = re.compile(r"reserv(?:ed?|ation)|commit|reserviert|laufzeit", re.IGNORECASE)
@@ -93,8 +97,9 @@ def _terms(text: str) -> list[tuple[str, int | None]]:
 
 def unknown_commitment(text: str) -> str | None:
     """The words of a commitment term (or a way of pricing) gpuledger has no pricing model for,
-    else None: a term other than 6, 12 or 36 months, two terms at once, "Reserved" without a term,
-    or "Dynamic" beside another model's words ("dynamic spot": which one is not told)."""
+    else None: a term other than 6, 12 or 36 months, two terms or a range of them ("6-12
+    months"), "Reserved" without a term, or "Dynamic" beside another model's words ("dynamic
+    spot": which one is not told)."""
     terms = _terms(text)
     dynamic = _DYNAMIC.search(text)
     if dynamic:
@@ -102,6 +107,9 @@ def unknown_commitment(text: str) -> str | None:
             m.group(0) for _, p in _MODEL_WORDS if (m := p.search(text.lower()))
         ]
         return f"{dynamic.group(0)} with {others[0]}" if others else None
+    term_range = _TERM_RANGE.search(text)
+    if term_range:
+        return term_range.group(0)  # "6-12 months"
     for words, months in terms:
         if months not in RESERVED_TERMS:
             return words  # "2 weeks – 1 year", "2-year": a term no model stands for

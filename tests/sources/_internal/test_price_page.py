@@ -112,11 +112,12 @@ def test_a_dynamic_price_is_dynamic_never_on_demand_nor_spot(label):
     [("Dynamic spot price", "Dynamic with spot"), ("Dynamic on-demand", "Dynamic with on-demand"),
      ("Dynamic, 6-month", "Dynamic with 6-month"), ("6 months – 1 year", "6 month and 1 year"),
      ("6-month or 12-month", "6-month and 12-month"), ("2-year reserved", "2-year"),
-     ("Reservation Pricing", "Reservation (no term)"), ("2 weeks – 1 year", "2 week")],
+     ("Reservation Pricing", "Reservation (no term)"), ("2 weeks – 1 year", "2 week"),
+     ("6-12 months", "6-12 month"), ("Reserved 1 to 3 years", "1 to 3 year")],
 )  # fmt: skip
 def test_a_label_naming_two_models_or_a_term_no_model_has_is_refused(label, term):
-    """Never the nearest model: "Dynamic" beside spot or on-demand, 6 months beside 1 year, a term
-    of 2 years or of weeks, a reservation of no term name no one pricing model."""
+    """Never the nearest model: "Dynamic" beside spot or on-demand, 6 months beside 1 year, a range
+    of terms, a term of 2 years or of weeks, a reservation of no term name no one pricing model."""
     assert pricing_model_of(label) is None
     assert unknown_commitment(label) == term
 
