@@ -13,7 +13,7 @@ Columns (any order, header names case-insensitive); * = required:
 - pricing_model: on_demand (default), spot, reserved_6m, reserved_1y, reserved_3y, dynamic,
   marketplace
 - term_months: contract term; 6, 12 or 36 give reserved_6m / reserved_1y / reserved_3y when the
-  model is empty
+  model is empty; another term without a model is refused (it would otherwise read as on-demand)
 - valid_from: first day the price holds (default: the import's fetched-at)
 - valid_to: last day it holds; until then the price never goes stale
 - region, offer_id, vcpus, ram_gb, gpu_memory_gb, note: as they say
@@ -175,10 +175,15 @@ def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:
             field = "pricing_model"
             model = get("pricing_model").lower().replace("-", "_") or None
             term = parse_number(get("term_months"))
-            if model is None:
-                model = {6.0: "reserved_6m", 12.0: "reserved_1y", 36.0: "reserved_3y"}.get(
-                    term, "on_demand"
-                )
+            if model is None and term is not None:
+                field = "term_months"
+                model = {6.0: "reserved_6m", 12.0: "reserved_1y", 36.0: "reserved_3y"}.get(term)
+                if model is None:  # a term no pricing model stands for: never on-demand
+                    raise ValueError(
+                        f"a {term:g}-month term is no pricing model (6, 12 or 36 months, or "
+                        "give pricing_model)"
+                    )
+            model = model or "on_demand"
             if model not in PRICING_MODELS:
                 raise ValueError(f"unknown pricing model {model!r}")
             field = "valid_from"

@@ -100,6 +100,23 @@ def test_a_six_month_term_is_reserved_6m_and_dynamic_is_a_model():
     ]
 
 
+def test_a_term_no_pricing_model_stands_for_is_refused_not_read_as_on_demand():
+    text = (
+        "provider,gpu,gpu_count,price,price_unit,currency,pricing_model,term_months\n"
+        "x,NVIDIA H100,1,2.40,per_gpu_hour,USD,,24\n"
+        "x,NVIDIA H100,1,2.90,per_gpu_hour,USD,,\n"
+    )
+    result = quote_csv.parse(text.encode(), "quote:x", T)
+    assert [(r.pricing_model, r.price_per_hour) for r in result.records] == [("on_demand", 2.9)]
+    assert [(e.row_ref, e.field, e.reason) for e in result.row_errors] == [
+        (
+            "line 2",
+            "term_months",
+            "a 24-month term is no pricing model (6, 12 or 36 months, or give pricing_model)",
+        )
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "field"),
     [
