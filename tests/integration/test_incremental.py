@@ -166,16 +166,20 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     incremental = snapshot(demo_copy, tmp_path / "incremental")
     # the same day again: nothing changes, no alert is recorded twice; the published copy is
     # now the previous one brought up to date, and equal to the copy of the whole file
+    asked_before = sorted((demo_copy.home / "dbt_runs").glob(f"*-{MARTS}-ls"))
     refresh(demo_copy, NEXT)
     assert publish.publication(demo_copy)["method"] == "sync"
     assert differences(incremental, snapshot(demo_copy, tmp_path / "rerun")) == {}
+    # both steps of the first run built whole and kept the same manifest: the rerun asked dbt
+    # once, and the per-day marts' step took the first step's answer
+    assert "state:modified+ answer of the run's first dbt step taken" in newest_run_log(demo_copy)
+    assert sorted((demo_copy.home / "dbt_runs").glob(f"*-{MARTS}-ls")) == asked_before
     # every dbt command of the rerun took up the warehouse's parse state of its command (dbt
     # would otherwise parse the whole project anew: the state `make manifest` wrote has
     # another profile)
-    for step in (MODELS, MARTS):
-        for command in ("ls", "build"):
-            text = (dbt_folder(demo_copy, step, command) / "dbt.log").read_text()
-            assert "Unable to do partial parsing" not in text, (step, command)
+    for step, command in ((MODELS, "ls"), (MODELS, "build"), (MARTS, "build")):
+        text = (dbt_folder(demo_copy, step, command) / "dbt.log").read_text()
+        assert "Unable to do partial parsing" not in text, (step, command)
     assert (demo_copy.home / "dbt_parse" / "build.msgpack").exists()
 
 
