@@ -76,8 +76,6 @@ def run_refresh(
         if progress and not verbose:  # dbt's own output (dagster-dbt echoes it) into the log file
             log_file = quiet.enter_context(log_path.open("a", encoding="utf-8"))
             quiet.enter_context(contextlib.redirect_stdout(log_file))
-        if "tags" in partition:  # a range of days: one planned event per asset, not per day
-            quiet.enter_context(_env(PLANNED_AS_SUBSET, "true"))
         result = job.execute_in_process(
             run_config={"resources": {"gpuledger": {"config": config}}, "loggers": loggers},
             instance=instance,
@@ -98,29 +96,6 @@ def run_refresh(
         for event in failures:
             print(f"  {event.step_key}: {_why(event)}", file=out)
     return result
-
-
-# Dagster's own switch (read by its event-log storage, dagster/_core/storage/event_log/base.py):
-# a run over a range of partitions records one "materialization planned" event per asset with
-# the range, instead of one per asset and day, which on the SQLite storage took 8 ms each before
-# the run began (a 365-day backfill: 9,490 events, 76 s). What it gives up, in Dagster's words:
-# a range run that fails does not mark its partitions failed (they stay missing); a day's run
-# is not affected. Not in Dagster's documentation: see docs/performance.md.
-PLANNED_AS_SUBSET = "DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS"
-
-
-@contextlib.contextmanager
-def _env(name: str, value: str):
-    """The environment variable `name` set to `value` within the block, as it was after it."""
-    before = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = before
 
 
 def open_instance():

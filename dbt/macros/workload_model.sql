@@ -47,6 +47,16 @@ create or replace macro main.wl_cost_measures(options_table) as table
     The branch never renders: it is there so that dbt records the macro's SQL among the model's
     dependencies (dbt reads every call in a macro, rendered or not), and a change of that SQL
     marks the model modified. -#}
+{#- A relation's name as a workload macro takes it: schema and name without the database, quoted
+    as a string, so that a view calling a macro also reads right in a copy attached under another
+    name (the published copy, a comparison of two builds; DuckDB binds a view's own references to
+    the catalog it sits in, not a name inside a string); render(): the relation itself, also under
+    `dbt run --empty` (which wraps a ref in a subquery) and in a unit test (its input's name). -#}
+{% macro table_name(relation) -%}
+'{{ relation.include(database=false).render() }}'
+{%- endmacro %}
+
+
 {% macro workload_macro(name) -%}
 {%- if false -%}
 {{ workload_memory_fit_sql() }}{{ workload_runs_matched_sql() }}{{ workload_roofline_sql() }}
@@ -342,13 +352,17 @@ from bounds
     (fct_benchmark_run_efficiency's rows) and `gpus` (dim_gpu's). See int_throughput_calibrated. -#}
 {% macro workload_calibrated_sql() %}
 with classes as (
-    -- an image workload's conditions: one image at a time, no prompt or output tokens
+    -- an image workload's conditions: one image at a time, no prompt or output tokens. (Columns
+    -- named, no * REPLACE or EXCLUDE: DuckDB prints their lists in no fixed order, and a macro's
+    -- text must be the same on every build for publishing to compare it.)
     select
-        * replace (
-            coalesce(input_len, 0) as input_len,
-            coalesce(output_len, 1) as output_len,
-            coalesce(concurrency, 1) as concurrency
-        ),
+        workload_class,
+        active_params_b,
+        precision,
+        is_moe,
+        coalesce(input_len, 0) as input_len,
+        coalesce(output_len, 1) as output_len,
+        coalesce(concurrency, 1) as concurrency,
         case class_kind when 'llm_serving' then 'inference' else class_kind end as run_kind
     from query_table(workloads_table)
     where class_kind in ('llm_serving', 'image_generation')

@@ -200,17 +200,18 @@ run_epoch as (
 
 -- (the CTEs below are read by name, through query_table in the macros they are passed to)
 fit as (
-    select * from {{ workload_macro('memory_fit') }}('workload', '{{ ref("dim_gpu").render() }}')
+    select * from {{ workload_macro('memory_fit') }}('workload', {{ table_name(ref('dim_gpu')) }})
 ),
 
 matched as (  -- noqa: ST03
-    select * from {{ workload_macro('runs_matched') }}('workload', '{{ ref("fct_benchmark_runs").render() }}')
+    select *
+    from {{ workload_macro('runs_matched') }}('workload', {{ table_name(ref('fct_benchmark_runs')) }})
 ),
 
 roofline as (  -- noqa: ST03
     select * from {{ workload_macro('roofline') }}(
-        'workload', 'fit', '{{ ref("dim_gpu").render() }}', 'epoch',
-        '{{ ref("int_gpu_specs_by_epoch").render() }}'
+        'workload', 'fit', {{ table_name(ref('dim_gpu')) }}, 'epoch',
+        {{ table_name(ref('int_gpu_specs_by_epoch')) }}
     )
 ),
 
@@ -225,7 +226,7 @@ calibrated as (  -- noqa: ST03
         cal.*
     from run_epoch as re, workload as w,
         main.gl_calibration(
-            '{{ ref("fct_benchmark_run_efficiency").render() }}', '{{ ref("dim_gpu").render() }}',
+            {{ table_name(ref('fct_benchmark_run_efficiency')) }}, {{ table_name(ref('dim_gpu')) }},
             (
                 select case w1.class_kind when 'llm_serving' then 'inference' else w1.class_kind end
                 from workload as w1
@@ -271,22 +272,58 @@ costs as (
     select * from {{ workload_macro('cost_measures') }}('inputs')
 ),
 
--- what the costs do not already show of the GPU's fit and evidence
+-- what the costs do not already show of the GPU's fit and evidence (columns named: DuckDB prints
+-- an EXCLUDE list in no fixed order, and this macro's text must be the same on every build for
+-- publishing to compare it)
 fit_shown as (
     select
         gpu_id as gpu_id_fit,
-        * exclude (workload_class, gpu_id, gpus_needed)
+        memory_gb,
+        headroom,
+        weights_gb,
+        kv_cache_gb,
+        runtime_overhead_gb_per_gpu,
+        required_gb,
+        usable_gb_per_gpu,
+        fits
     from fit
 ),
 
 evidence_shown as (
     select
         gpu_id as gpu_id_evidence,
-        * exclude (
-            workload_class, gpu_id, gpus_needed, fits, evidence, unit_outputs_per_s,
-            unit_outputs_per_s_p10, unit_outputs_per_s_p90, success_fraction, success_source,
-            slo_status, runs_used
-        )
+        evidence_from,
+        evidence_until,
+        measured_per_gpu_outputs_per_s,
+        slo_margin,
+        ttft_p95_est_ms,
+        e2e_p99_est_ms,
+        n_runs_matched,
+        n_runs_used,
+        runs_breaking_slo,
+        worst_ttft_p95_ms,
+        worst_e2e_p99_ms,
+        memory_bandwidth_gb_s,
+        tflops,
+        bandwidth_efficiency,
+        compute_efficiency,
+        decode_bound_per_s,
+        compute_bound_per_s,
+        estimate_bound,
+        interconnect,
+        tp_factor,
+        ttft_est_ms,
+        tpot_est_ms,
+        raw_estimate_outputs_per_s,
+        calibration_factor,
+        calibration_source,
+        calibration_runs,
+        calibration_p10,
+        calibration_p90,
+        calibration_nearest_runs,
+        calibration_nearest_weight,
+        calibration_comparable_gpus,
+        estimate_missing
     from evidence
 ),
 
@@ -352,6 +389,93 @@ ranked as (
         on c.gpu_id = e.gpu_id_evidence
 )
 
-select * exclude (gpu_id_fit, gpu_id_evidence)
-from ranked
-order by option_rank nulls last, gpu_id nulls last, option_key
+select
+    r.day,
+    r.workload_class,
+    r.option_kind,
+    r.option_key,
+    r.gpu_id,
+    r.provider,
+    r.offer_id,
+    r.region,
+    r.pricing_model,
+    r.offer_gpu_count,
+    r.offer_price_per_hour,
+    r.currency,
+    r.price_usd_per_gpu_hour,
+    r.gpus_needed,
+    r.evidence,
+    r.runs_used,
+    r.unit_outputs_per_s,
+    r.accepted_fraction,
+    r.slo_status,
+    r.target_utilization,
+    r.overhead_usd_per_hour,
+    r.effective_hourly_cost,
+    r.accepted_outputs_per_hour,
+    r.tokens_per_dollar,
+    r.cost_per_1m_accepted_tokens,
+    r.cost_per_accepted_output,
+    r.cost_per_accepted_output_p10,
+    r.cost_per_accepted_output_p90,
+    r.output_unit,
+    r.is_eligible,
+    r.ineligible_reason,
+    r.option_rank,
+    r.gpu_rank,
+    r.is_stale,
+    r.days_since_observed,
+    r.observed_at,
+    r.source,
+    r.snapshot_url,
+    r.snapshot_sha256,
+    r.snapshot_fetched_at,
+    r.fx_usd_per_unit,
+    r.fx_rate_date,
+    r.success_fraction,
+    r.success_source,
+    r.quality_pass_rate,
+    r.unit_outputs_per_s_p10,
+    r.unit_outputs_per_s_p90,
+    r.memory_gb,
+    r.headroom,
+    r.weights_gb,
+    r.kv_cache_gb,
+    r.runtime_overhead_gb_per_gpu,
+    r.required_gb,
+    r.usable_gb_per_gpu,
+    r.fits,
+    r.evidence_from,
+    r.evidence_until,
+    r.measured_per_gpu_outputs_per_s,
+    r.slo_margin,
+    r.ttft_p95_est_ms,
+    r.e2e_p99_est_ms,
+    r.n_runs_matched,
+    r.n_runs_used,
+    r.runs_breaking_slo,
+    r.worst_ttft_p95_ms,
+    r.worst_e2e_p99_ms,
+    r.memory_bandwidth_gb_s,
+    r.tflops,
+    r.bandwidth_efficiency,
+    r.compute_efficiency,
+    r.decode_bound_per_s,
+    r.compute_bound_per_s,
+    r.estimate_bound,
+    r.interconnect,
+    r.tp_factor,
+    r.ttft_est_ms,
+    r.tpot_est_ms,
+    r.raw_estimate_outputs_per_s,
+    r.calibration_factor,
+    r.calibration_source,
+    r.calibration_runs,
+    r.calibration_p10,
+    r.calibration_p90,
+    r.calibration_nearest_runs,
+    r.calibration_nearest_weight,
+    r.calibration_comparable_gpus,
+    r.estimate_missing
+from ranked as r
+order by r.option_rank nulls last, r.gpu_id nulls last, r.option_key

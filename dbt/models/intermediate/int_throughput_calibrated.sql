@@ -23,11 +23,11 @@ with run_epochs as (  -- noqa: ST03
     where efficiency > 0
 )
 
--- render(): the relation itself, also under `dbt run --empty` (which wraps a ref in a subquery)
+-- table_name(): the relation itself (see macros/workload_model.sql)
 select *
 from {{ workload_macro('calibrated') }}(
-    '{{ ref("int_workload_classes_joined").render() }}',
-    '{{ ref("fct_benchmark_run_efficiency").render() }}',
-    '{{ ref("dim_gpu").render() }}',
+    {{ table_name(ref('int_workload_classes_joined')) }},
+    {{ table_name(ref('fct_benchmark_run_efficiency')) }},
+    {{ table_name(ref('dim_gpu')) }},
     'run_epochs'
 )

@@ -22,9 +22,9 @@
 -- One definition with analytics.rank_workload: main.wl_roofline (macros/workload_model.sql).
 select *
 from {{ workload_macro('roofline') }}(
-    '{{ ref("int_workload_classes_joined").render() }}',
-    '{{ ref("int_workload_memory_fit").render() }}',
-    '{{ ref("dim_gpu").render() }}',
-    '{{ ref("int_evidence_epochs").render() }}',
-    '{{ ref("int_gpu_specs_by_epoch").render() }}'
+    {{ table_name(ref('int_workload_classes_joined')) }},
+    {{ table_name(ref('int_workload_memory_fit')) }},
+    {{ table_name(ref('dim_gpu')) }},
+    {{ table_name(ref('int_evidence_epochs')) }},
+    {{ table_name(ref('int_gpu_specs_by_epoch')) }}
 )

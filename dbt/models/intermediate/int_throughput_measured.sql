@@ -14,6 +14,6 @@
 -- One definition with analytics.rank_workload: main.wl_runs_matched (macros/workload_model.sql).
 select *
 from {{ workload_macro('runs_matched') }}(
-    '{{ ref("int_workload_classes_joined").render() }}',
-    '{{ ref("fct_benchmark_runs").render() }}'
+    {{ table_name(ref('int_workload_classes_joined')) }},
+    {{ table_name(ref('fct_benchmark_runs')) }}
 )

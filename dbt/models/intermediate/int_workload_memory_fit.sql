@@ -11,6 +11,6 @@
 -- One definition with analytics.rank_workload: main.wl_memory_fit (macros/workload_model.sql).
 select *
 from {{ workload_macro('memory_fit') }}(
-    '{{ ref("int_workload_classes_joined").render() }}',
-    '{{ ref("dim_gpu").render() }}'
+    {{ table_name(ref('int_workload_classes_joined')) }},
+    {{ table_name(ref('dim_gpu')) }}
 )

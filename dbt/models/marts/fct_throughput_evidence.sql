@@ -24,10 +24,10 @@
 -- One definition with analytics.rank_workload: main.wl_evidence (macros/workload_model.sql).
 select *
 from {{ workload_macro('evidence') }}(
-    '{{ ref("int_workload_classes_joined").render() }}',
-    '{{ ref("int_workload_memory_fit").render() }}',
-    '{{ ref("int_evidence_epochs").render() }}',
-    '{{ ref("int_throughput_measured").render() }}',
-    '{{ ref("int_throughput_estimated").render() }}',
-    '{{ ref("int_throughput_calibrated").render() }}'
+    {{ table_name(ref('int_workload_classes_joined')) }},
+    {{ table_name(ref('int_workload_memory_fit')) }},
+    {{ table_name(ref('int_evidence_epochs')) }},
+    {{ table_name(ref('int_throughput_measured')) }},
+    {{ table_name(ref('int_throughput_estimated')) }},
+    {{ table_name(ref('int_throughput_calibrated')) }}
 )

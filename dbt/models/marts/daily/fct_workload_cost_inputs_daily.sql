@@ -21,10 +21,10 @@
 select *
 from
     {{ workload_macro('cost_inputs') }}(
-        '{{ ref("int_workload_classes_joined").render() }}',
-        '{{ ref("fct_gpu_offers_daily").render() }}',
-        '{{ ref("fct_throughput_evidence").render() }}',
-        '{{ ref("int_model_api_prices_daily").render() }}',
+        {{ table_name(ref('int_workload_classes_joined')) }},
+        {{ table_name(ref('fct_gpu_offers_daily')) }},
+        {{ table_name(ref('fct_throughput_evidence')) }},
+        {{ table_name(ref('int_model_api_prices_daily')) }},
         {{ window_bounds() }}
     )
 -- in day order: a full build writes each day's rows together, so that reading a few days (a later

@@ -17,7 +17,7 @@
 with costs as (
     select *
     from {{ workload_macro('cost_measures') }}(
-        '{{ ref("fct_workload_cost_inputs_daily").render() }}'
+        {{ table_name(ref('fct_workload_cost_inputs_daily')) }}
     )
 )
 
