@@ -101,10 +101,12 @@ def warehouse_connection(duckdb_resource) -> Iterator:
 
 
 def dbt_resource() -> DbtCliResource:
-    # The dbt next to this interpreter, so a venv works without being on PATH.
-    beside = Path(sys.executable).parent / "dbt"
+    # dbt through gpuledger-dbt (pipelines/dbt_command.py: dbt's own commands; `--version`, which
+    # dagster-dbt asks once a run, answered without asking PyPI), the one next to this
+    # interpreter, so a venv works without being on PATH.
+    beside = Path(sys.executable).parent / "gpuledger-dbt"
     return DbtCliResource(
         project_dir=DBT_PROJECT,
         profiles_dir=str(wpaths.DBT_PROJECT_DIR),
-        dbt_executable=str(beside) if beside.exists() else "dbt",
+        dbt_executable=str(beside) if beside.exists() else "gpuledger-dbt",
     )
