@@ -1,3 +1,6 @@
+-- A table: fct_throughput_evidence and four data tests read it, and as a view each computed the
+-- calibration again (0.5-1.0 s each a day at a year of history).
+{{ config(materialized="table") }}
 -- How the benchmark runs calibrate the roofline of every (LLM-serving or image class, GPU; runs of
 -- the class's kind only: token runs for LLM serving, image runs for images), per run epoch
 -- (the days the set of runs changes: a file was ingested; calibrated_from). One definition:
