@@ -178,94 +178,94 @@ with runs as (
         and (x_organization is null or r.organization is distinct from x_organization)
         and (x_family is null or r.family is distinct from x_family)
 ),
+-- each run once in each level it belongs to (a level's group: lvl and its l_ columns)
+placed as (
+    select
+        n.*,
+        l.lvl,
+        case when l.lvl >= 1 then n.vendor end as l_vendor,
+        case when l.lvl = 2 then n.architecture end as l_architecture,
+        case when l.lvl >= 3 then n.family end as l_family,
+        case when l.lvl = 4 then n.stack_group end as l_stack
+    -- o: the runs in efficiency order (run_key breaks ties), numbered once, so that the window
+    -- and the levels' ordered sums sort integers rather than strings
+    from (select *, row_number() over (order by le, run_key) as o from runs) as n,
+        -- 0 all GPUs, 1 the vendor, 2 its architecture generation, 3 the GPU kind, 4 the kind
+        -- on one serving stack
+        (values (0), (1), (2), (3), (4)) as l (lvl)
+),
 cum as (
-    -- cumulative weight shares in efficiency order; every sum here runs in a fixed order (an
-    -- ordered window, or a list in run order), so the same runs give the same bits every build
+    -- cumulative weight shares in efficiency order within each level; every sum here runs in a
+    -- fixed order (an ordered window, or a list in run order), so the same runs give the same
+    -- bits every build
     select
         *,
-        k_all / max(k_all) over () as c_all,
-        k_vendor / max(k_vendor) over (partition by vendor) as c_vendor,
-        k_gen / max(k_gen) over (partition by vendor, architecture) as c_gen,
-        k_kind / max(k_kind) over (partition by vendor, family) as c_kind,
-        k_stack / max(k_stack) over (partition by vendor, family, stack_group) as c_stack,
+        k / max(k) over (partition by lvl, l_vendor, l_architecture, l_family, l_stack) as c,
         w >= exp(-4.0) as near
     from (
         select
             *,
-            sum(w) over (order by o rows unbounded preceding) as k_all,
-            sum(w) over (partition by vendor order by o rows unbounded preceding)
-                as k_vendor,
             sum(w) over (
-                partition by vendor, architecture order by o rows unbounded preceding
-            ) as k_gen,
-            sum(w) over (partition by vendor, family order by o rows unbounded preceding)
-                as k_kind,
-            sum(w) over (
-                partition by vendor, family, stack_group order by o
+                partition by lvl, l_vendor, l_architecture, l_family, l_stack order by o
                 rows unbounded preceding
-            ) as k_stack
-        -- o: the runs in efficiency order (run_key breaks ties), numbered once, so that the
-        -- windows and the levels' ordered sums sort integers rather than strings
-        from (select *, row_number() over (order by le, run_key) as o from runs) as numbered
+            ) as k
+        from placed
     ) as ordered
 ),
-lvl_all as (
-    select {{ calibration_level('c_all') }}
-    from cum
-),
-lvl_vendor as (
+lvl as (
     select
-        vendor, {{ calibration_level('c_vendor') }},
-        string_agg(distinct family, ', ' order by family) as kinds
-    from cum group by vendor
-),
-lvl_gen as (
-    select
-        vendor, architecture, {{ calibration_level('c_gen') }},
-        string_agg(distinct family, ', ' order by family) as kinds
-    from cum group by vendor, architecture
-),
-lvl_kind as (
-    select
-        vendor, family, {{ calibration_level('c_kind') }}, max(w) as nearest_weight,
+        lvl, l_vendor, l_architecture, l_family, l_stack,
+        {{ calibration_level('c') }},
+        string_agg(distinct family, ', ' order by family) as kinds,
+        max(w) as nearest_weight,
         array_to_string(list(run_key order by w desc, run_key)[1:5], ' | ') as nearest_runs
-    from cum group by vendor, family
+    from cum
+    group by lvl, l_vendor, l_architecture, l_family, l_stack
 ),
-lvl_stack as (
-    select vendor, family, stack_group, {{ calibration_level('c_stack') }}
-    from cum group by vendor, family, stack_group
+lvl_all as (
+    select * from lvl where lvl = 0
 ),
 shrunk_vendor as (
-    select v.*,
+    select
+        v.l_vendor as vendor, v.n, v.p10, v.p90, v.l_ttft, v.l_e2e, v.kinds,
         (v.ess * v.q + {{ var('calibration_prior_weight') }} * a.q)
             / (v.ess + {{ var('calibration_prior_weight') }}) as s
-    from lvl_vendor as v, lvl_all as a
+    from lvl as v, lvl_all as a
+    where v.lvl = 1
 ),
 shrunk_gen as (
-    select g.*,
+    select
+        g.l_vendor as vendor, g.l_architecture as architecture, g.n, g.p10, g.p90, g.l_ttft,
+        g.l_e2e, g.kinds,
         (g.ess * g.q + {{ var('calibration_prior_weight') }} * v.s)
             / (g.ess + {{ var('calibration_prior_weight') }}) as s
-    from lvl_gen as g
-    inner join shrunk_vendor as v using (vendor)
+    from lvl as g
+    inner join shrunk_vendor as v on g.l_vendor = v.vendor
+    where g.lvl = 2
 ),
 shrunk_kind as (
-    select k.*,
+    select
+        k.l_vendor as vendor, k.l_family as family, k.n, k.p10, k.p90, k.l_ttft, k.l_e2e,
+        k.nearest_weight, k.nearest_runs,
         (k.ess * k.q + {{ var('calibration_prior_weight') }} * g.s)
             / (k.ess + {{ var('calibration_prior_weight') }}) as s
-    from lvl_kind as k
-    inner join (select distinct vendor, family, architecture from cum) as f using (vendor, family)
-    inner join shrunk_gen as g using (vendor, architecture)
+    from lvl as k
+    inner join (select distinct vendor, family, architecture from runs) as f
+        on k.l_vendor = f.vendor and k.l_family = f.family
+    inner join shrunk_gen as g on f.vendor = g.vendor and f.architecture = g.architecture
+    where k.lvl = 3
 ),
 best_stack as (
     select
-        st.vendor, st.family,
-        arg_max(st.stack_group, (st.ess * st.q + {{ var('calibration_prior_weight') }} * k.s)
+        st.l_vendor as vendor, st.l_family as family,
+        arg_max(st.l_stack, (st.ess * st.q + {{ var('calibration_prior_weight') }} * k.s)
             / (st.ess + {{ var('calibration_prior_weight') }})) as stack_group,
         max((st.ess * st.q + {{ var('calibration_prior_weight') }} * k.s)
             / (st.ess + {{ var('calibration_prior_weight') }})) as s
-    from lvl_stack as st
-    inner join shrunk_kind as k using (vendor, family)
-    group by st.vendor, st.family
+    from lvl as st
+    inner join shrunk_kind as k on st.l_vendor = k.vendor and st.l_family = k.family
+    where st.lvl = 4
+    group by st.l_vendor, st.l_family
 )
 select
     g.gpu_id,
