@@ -244,11 +244,15 @@ def demo_build(tmp_path_factory) -> tuple[Paths, str]:
     return paths, summary.read_text(encoding="utf-8")
 
 
-def copy_demo(demo_build: tuple[Paths, str], folder: Path) -> Paths:
-    """A private copy of the demo home (warehouse, archive, published copy, Dagster home)."""
-    source, _ = demo_build
+def copy_home(source: Paths, folder: Path) -> Paths:
+    """A private copy of a home (warehouse, archive, published copy, Dagster home)."""
     shutil.copytree(source.home, folder, symlinks=True, dirs_exist_ok=True)
     return Paths(folder)
+
+
+def copy_demo(demo_build: tuple[Paths, str], folder: Path) -> Paths:
+    """A private copy of the demo home (warehouse, archive, published copy, Dagster home)."""
+    return copy_home(demo_build[0], folder)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import pytest
 
 from pipelines.defs.dbt import FULL_TEST_START, state_dir
 from pipelines.refresh import run_refresh
-from tests.conftest import DEMO_DAY, query
+from tests.conftest import DEMO_DAY, copy_demo, copy_home, query
 from warehouse import publish
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -185,54 +185,77 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     assert (demo_copy.home / "dbt_parse" / "build.msgpack").exists()
 
 
+@pytest.fixture(scope="module")
+def next_day(demo_build, tmp_path_factory):
+    """The demo's copy with NEXT built incrementally, as above, and a snapshot of it: what the
+    rebuilds below must equal. Built once for the module; each rebuild takes a copy of it (the
+    two rebuilds were one test of three refreshes in a row, this one first)."""
+    folder = tmp_path_factory.mktemp("next-day")
+    home = copy_demo(demo_build, folder / "home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(publish, "SYNC_MIN_BYTES", 0)  # as above: the spare brought up to date
+        refresh(home, NEXT)
+    return home, snapshot(home, folder / "incremental")
+
+
+EVERY_DAY = rf"day between date '{FULL_TEST_START}'\s+and date '{NEXT}'"
+
+
 def test_a_changed_model_is_rebuilt_over_every_day_and_equals_the_incremental_day(
-    demo_copy, tmp_path, monkeypatch
+    next_day, tmp_path, monkeypatch
 ):
     monkeypatch.setattr(publish, "SYNC_MIN_BYTES", 0)  # as above: the spare brought up to date
-    refresh(demo_copy, NEXT)  # the day built incrementally, as above
-    incremental = snapshot(demo_copy, tmp_path / "incremental")
+    source, incremental = next_day
+    home = copy_home(source, tmp_path / "home")
     # a model edited since the last build (its SQL in the kept state differs): it and what
     # is built from it are rebuilt over every day, the run's log says which, the marts not
     # built from it are written for the day only, and every day's rows are tested
-    mark_changed(demo_copy, MARTS, "fct_workload_cost_inputs_daily")
-    refresh(demo_copy, NEXT)
+    mark_changed(home, MARTS, "fct_workload_cost_inputs_daily")
+    refresh(home, NEXT)
     said = re.search(r"rebuilding (\d+) per-day marts over every day, their definition changed "
                      r"since the step's last successful build \(dbt state:modified\+.*?\): (.*)",
-                     newest_run_log(demo_copy))  # fmt: skip
-    assert said, newest_run_log(demo_copy)[-3000:]
+                     newest_run_log(home))  # fmt: skip
+    assert said, newest_run_log(home)[-3000:]
     rebuilt = said[2].split(", ")
     assert {"fct_workload_cost_inputs_daily", "fct_rank_changes"} <= set(rebuilt)
     assert "fct_gpu_offers_daily" not in rebuilt and int(said[1]) == len(rebuilt)
-    full_run = results(dbt_folder(demo_copy, MARTS, "rebuild"))
+    full_run = results(dbt_folder(home, MARTS, "rebuild"))
     assert full_run["model.gpuledger.fct_workload_cost_inputs_daily"] == "success"
     assert {u for u in full_run if u.startswith("model.")} == {
         f"model.gpuledger.{m}" for m in rebuilt
     }
-    every_day = rf"day between date '{FULL_TEST_START}'\s+and date '{NEXT}'"
-    marts_build = dbt_folder(demo_copy, MARTS)
-    assert re.search(every_day, compiled_test(marts_build, RANK_TEST))
+    marts_build = dbt_folder(home, MARTS)
+    assert re.search(EVERY_DAY, compiled_test(marts_build, RANK_TEST))
     assert unit_tests(results(marts_build))  # the SQL changed: its unit tests run
-    assert publish.publication(demo_copy)["why"] == (
+    assert publish.publication(home)["why"] == (
         "per-day marts were rebuilt whole since the spare was made"
     )
-    assert differences(incremental, snapshot(demo_copy, tmp_path / "changed")) == {}
+    assert differences(incremental, snapshot(home, tmp_path / "changed")) == {}
+
+
+def test_with_no_kept_state_every_per_day_mart_is_rebuilt_over_every_day_and_equals_the_day(
+    next_day, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(publish, "SYNC_MIN_BYTES", 0)  # as above: the spare brought up to date
+    source, incremental = next_day
+    home = copy_home(source, tmp_path / "home")
     # forget what was built (no kept state): every per-day mart is rebuilt over every day
     # through NEXT, every data test checks every day, the unit tests run
-    shutil.rmtree(demo_copy.home / "dbt_state")
-    refresh(demo_copy, NEXT)
+    shutil.rmtree(home.home / "dbt_state")
+    refresh(home, NEXT)
     # 10 per-day marts (9 before fct_price_disagreements held two sources of an offer against
     # each other)
     assert "rebuilding 10 per-day marts over every day, no earlier build of this step is kept" in (
-        newest_run_log(demo_copy)
+        newest_run_log(home)
     )
-    built = dbt_folder(demo_copy, MODELS)
+    built = dbt_folder(home, MODELS)
     snapshots_test = "unique_columns_int_price_snapshots_daily"
-    assert re.search(every_day, compiled_test(built, snapshots_test))
+    assert re.search(EVERY_DAY, compiled_test(built, snapshots_test))
     assert unit_tests(results(built))
-    rebuilt = publish.publication(demo_copy)
+    rebuilt = publish.publication(home)
     assert rebuilt["method"] == "copy"
     assert rebuilt["why"] == "per-day marts were rebuilt whole since the spare was made"
-    full = snapshot(demo_copy, tmp_path / "full")
+    full = snapshot(home, tmp_path / "full")
     assert differences(incremental, full) == {}
     days = "select count(distinct day) from marts.fct_gpu_rankings_daily"
     assert query(full / "work.duckdb", days) == query(incremental / "work.duckdb", days)
