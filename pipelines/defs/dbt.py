@@ -52,6 +52,20 @@ class LayerTranslator(DagsterDbtTranslator):
     """dbt assets grouped as the project is layered: a group per models folder (staging,
     intermediate, marts, analytics) and `reference` for the seeds; descriptions stay dbt's own."""
 
+    def get_asset_spec(self, manifest, unique_id, project) -> dg.AssetSpec:
+        """A per-day mart (an incremental model tagged daily, which stores its rows by day) is
+        partitioned by day; the views and tables built from them hold no day of their own (a
+        view reads whatever days the marts hold) and are one asset each, rebuilt with the marts.
+        (A range run records each partitioned asset's planned materialization per day: 365 days
+        of 22 per-day assets were 8,030 of them, of the 11 per-day marts 4,015.)"""
+        spec = super().get_asset_spec(manifest, unique_id, project)
+        node = manifest["nodes"].get(unique_id) or {}
+        if DAILY_TAG in node.get("tags", []) and node.get("config", {}).get(
+            "materialized"
+        ) == "incremental":
+            return spec.replace_attributes(partitions_def=DAILY)
+        return spec
+
     def get_group_name(self, dbt_resource_props) -> str:
         fqn = dbt_resource_props.get("fqn") or []
         if dbt_resource_props.get("resource_type") == "seed":
@@ -285,7 +299,7 @@ def gpuledger_dbt_models(
     # the per-day marts and what is built from them (views over them), so that the two dbt
     # assets are one step each: nothing not partitioned depends on a partitioned model
     select=f"tag:{DAILY_TAG}+",
-    partitions_def=DAILY,
+    # the per-day marts are partitioned by day (LayerTranslator), the views over them not
     backfill_policy=SINGLE_RUN,
     name="gpuledger_daily_marts",
 )

@@ -20,6 +20,9 @@ from warehouse import publish
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 D1, D2, D3 = (DEMO_DAY + timedelta(days=n) for n in (1, 2, 3))
+# the per-day mart that stores each day's options with their ranks (fct_gpu_rankings_daily, the
+# rankings, is a view of its ranked rows)
+RANKED = dg.AssetKey(["marts", "fct_workload_cost_inputs_daily"])
 
 
 def partitioned_keys() -> set[dg.AssetKey]:
@@ -69,8 +72,11 @@ def status(paths, key: dg.AssetKey, days) -> dict[str, object]:
 def test_which_assets_are_partitioned():
     keys = partitioned_keys()
     names = {k.path[-1] for k in keys}
-    assert {"fct_gpu_offers_daily", "fct_gpu_rankings_daily", "fct_alert_candidates",
+    assert {"fct_gpu_offers_daily", "fct_workload_cost_inputs_daily", "fct_alert_candidates",
             "alerts", "published_warehouse", "report"} <= names  # fmt: skip
+    # the views over the per-day marts hold no day of their own: one asset each
+    assert not names & {"fct_gpu_rankings_daily", "fct_workload_costs_daily",
+                        "workload_costs_daily", "cheapest_gpu_daily"}  # fmt: skip
     # ingest, raw tables, dimensions, evidence and seeds are not
     assert not names & {"skypilot", "price_observations", "dim_gpu", "fct_throughput_evidence",
                         "workload_classes", "stg_price_observations"}  # fmt: skip
@@ -107,7 +113,7 @@ def test_a_day_materializes_exactly_its_partition_and_a_range_is_one_run(demo_co
     assert run.tags["dagster/asset_partition_range_start"] == D2.isoformat()
     assert run.tags["dagster/asset_partition_range_end"] == D3.isoformat()
     ranged = materialized_partitions(demo_copy, result.run_id)
-    key = dg.AssetKey(["marts", "fct_gpu_rankings_daily"])
+    key = RANKED  # the per-day rows the rankings are read from
     assert ranged[key] == {D2.isoformat(), D3.isoformat()}
     assert set(status(demo_copy, key, [D1, D2, D3]).values()) == {"MATERIALIZED"}
 
@@ -129,7 +135,7 @@ def test_a_failed_day_is_marked_failed_and_the_day_before_stays_published(demo_c
     failed = run_refresh(D2, offline=True, paths=demo_copy, out=out,
                          extra_config={"deliver_alerts": False})  # fmt: skip
     assert not failed.success
-    key = dg.AssetKey(["marts", "fct_gpu_rankings_daily"])
+    key = RANKED  # the per-day rows the rankings are read from
     assert status(demo_copy, key, [D1, D2]) == {D1.isoformat(): "MATERIALIZED",
                                                 D2.isoformat(): "FAILED"}  # fmt: skip
     assert publish.publication(demo_copy) == published  # readers keep D1's copy

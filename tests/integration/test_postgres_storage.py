@@ -38,7 +38,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 USER, PASSWORD, DATABASE = "gpuledger", "ledger-pw-7Q", "gpuledger_dagster"
 DAY = DEMO_DAY + timedelta(days=1)  # 2026-08-23: the day's refresh
 WEEK = [DEMO_DAY - timedelta(days=n) for n in range(7, 0, -1)]  # 2026-08-15 .. 2026-08-21
-RANKINGS = dg.AssetKey(["marts", "fct_gpu_rankings_daily"])
+# the per-day mart that stores each day's options with their ranks (fct_gpu_rankings_daily, the
+# rankings, is a view of its ranked rows)
+RANKINGS = dg.AssetKey(["marts", "fct_workload_cost_inputs_daily"])
 _DATABASES = itertools.count(1)
 
 
