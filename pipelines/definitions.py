@@ -6,7 +6,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.alerts import alerts, run_failure_alert
-from pipelines.defs.dbt import gpuledger_daily_marts, gpuledger_dbt_models
+from pipelines.defs.dbt import gpuledger_dbt
 from pipelines.defs.ingest import INGEST_ASSETS, raw_tables
 from pipelines.defs.publish import daily_report, published_warehouse
 from pipelines.defs.resources import GpuledgerResource, dbt_resource
@@ -20,8 +20,7 @@ defs = dg.Definitions(
     assets=[
         *INGEST_ASSETS,
         raw_tables,
-        gpuledger_dbt_models,
-        gpuledger_daily_marts,
+        gpuledger_dbt,
         alerts,
         published_warehouse,
         daily_report,

@@ -22,8 +22,7 @@ from tqdm import tqdm
 
 STEP_LABELS = {
     "raw_tables": "raw tables",
-    "gpuledger_dbt_models": "dbt models and tests",
-    "gpuledger_daily_marts": "dbt per-day marts of the day and tests",
+    "gpuledger_dbt": "dbt models, per-day marts of the day and tests",
     "ops__alerts": "alerts",
     "ops__published_warehouse": "publish for readers",
     "ops__report": "report",
@@ -57,7 +56,7 @@ def console_kept() -> Iterator[None]:
         stream.close()
 
 
-DBT_STEPS = ("gpuledger_dbt_models", "gpuledger_daily_marts")
+DBT_STEPS = ("gpuledger_dbt",)
 INGEST_STEP = "ingest"  # every source, one asset each (pipelines/defs/ingest.py)
 
 
@@ -131,12 +130,9 @@ class ProgressHandler(logging.Handler):
 def _counts() -> tuple[int, dict[str, int]]:
     """Sources, and the models and seeds each dbt step builds (the progress bars' totals)."""
     import sources
-    from pipelines.defs.dbt import gpuledger_daily_marts, gpuledger_dbt_models
+    from pipelines.defs.dbt import DBT_STEP, gpuledger_dbt
 
-    models = {
-        "gpuledger_dbt_models": len(gpuledger_dbt_models.keys),
-        "gpuledger_daily_marts": len(gpuledger_daily_marts.keys),
-    }
+    models = {DBT_STEP: len(gpuledger_dbt.keys)}
     return len(sources.REGISTRY), models
 
 

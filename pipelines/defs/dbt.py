@@ -1,34 +1,33 @@
 """The dbt project as Dagster assets: staging -> intermediate -> marts, with dbt tests as checks.
 
-dbt runs through dagster-dbt's `DbtCliResource` (a dbt child process per command). What must be
-rebuilt when its definition changes is dbt's own state comparison: after each successful whole
-build of a step, dbt's manifest of that build is kept (`<home>/dbt_state/<step>/manifest.json`);
-the next build of the step asks dbt which of its models and seeds differ from it or are built
-from one that does (`dbt ls --select state:modified+ --state ...`). dbt is asked once a run: when
-both steps of a run built whole, the second keeps the same manifest for both, and the next run's
-second step takes the first step's answer when its kept manifest is that same file (a dbt command
-costs 3-4 s of start-up, parse and wrap-up on this 2-core machine). A per-day mart among them
-(incremental: a build writes only its window of days) is rebuilt over every day first (`dbt run
---full-refresh`); with no kept manifest (a first build, or a warehouse built before this layout)
-every per-day mart is. The step's `dbt build` then writes the window and runs every data test, as
-dbt runs them: the tests of the per-day marts and of the views over them check the window's days
-(`where: "__daily_window__"`), every day when anything of the step changed; unit tests (which
-test the SQL, not the data) run when something changed, as dbt recommends for production builds.
+One Dagster step builds the whole project through dagster-dbt's `DbtCliResource` (a dbt child
+process per command): the per-day marts (incremental models tagged `daily`, which store their
+rows by day) are partitioned by day, every other model, seed and view is one asset, built whole.
+What must be rebuilt when its definition changes is dbt's own state comparison: after each
+successful whole build, dbt's manifest of that build is kept (`<home>/dbt_state/<step>/
+manifest.json`); the next build asks dbt which of its models and seeds differ from it or are
+built from one that does (`dbt ls --select state:modified+ --state ...`). A per-day mart among
+them (incremental: a build writes only its window of days) is rebuilt over every day first (`dbt
+run --full-refresh`); with no kept manifest (a first build, or a warehouse built before this
+layout) every per-day mart is. The step's `dbt build` then writes the window and runs every data
+test, as dbt runs them: the tests of the per-day marts and of the views over them check the
+window's days (`where: "__daily_window__"`), every day when anything of the project changed;
+unit tests (which test the SQL, not the data) run when something changed, as dbt recommends for
+production builds. A run thus starts two dbt commands (`ls` and `build`; a dbt command costs 3-4
+s of start-up, parse and wrap-up on this 2-core machine).
 
 The day and the window reach dbt as environment variables (`GPULEDGER_AS_OF`,
 `GPULEDGER_WINDOW_START`, read by macros/as_of_date.sql and macros/daily_window.sql), not `--vars`:
 dbt re-parses the whole project when `--vars` change (9.6 s against 3.7 s for a partial parse on
-this machine, for each of a day's four dbt commands), and only the files that read a changed
-environment variable at parse time (none: the macros read them when a node runs). dbt's parse
-state of each command is kept with the warehouse (`<home>/dbt_parse/`, put in the command's target
-folder, where dbt reads it), so each command parses only what changed.
+this machine, for each dbt command), and only the files that read a changed environment variable
+at parse time (none: the macros read them when a node runs). dbt's parse state of each command
+is kept with the warehouse (`<home>/dbt_parse/`, put in the command's target folder, where dbt
+reads it), so each command parses only what changed.
 """
 
-import hashlib
 import json
 import os
 import shutil
-from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -40,9 +39,7 @@ from pipelines.defs.resources import DBT_PROJECT, GpuledgerResource
 
 KEEP_DBT_RUNS = 12
 PARSE_STATE = "partial_parse.msgpack"
-ANSWER = "modified.json"  # dbt's state:modified+ answer, in the `ls` command's folder
-KEPT_BY = "run_id"  # beside a kept manifest: the run that kept it
-DBT_STEPS = ("gpuledger_dbt_models", "gpuledger_daily_marts")  # in the order a run builds them
+DBT_STEP = "gpuledger_dbt"  # the Dagster step (and op) that builds the dbt project
 DBT_LAYERS = ("staging", "intermediate", "marts", "analytics")
 DAILY_TAG = "daily"
 FULL_TEST_START = "1970-01-01"  # the data tests' window when the step changed: every day
@@ -57,12 +54,13 @@ class LayerTranslator(DagsterDbtTranslator):
         partitioned by day; the views and tables built from them hold no day of their own (a
         view reads whatever days the marts hold) and are one asset each, rebuilt with the marts.
         (A range run records each partitioned asset's planned materialization per day: 365 days
-        of 22 per-day assets were 8,030 of them, of the 11 per-day marts 4,015.)"""
+        of 22 per-day assets were 8,030 of them, of the 10 per-day marts 3,650.)"""
         spec = super().get_asset_spec(manifest, unique_id, project)
         node = manifest["nodes"].get(unique_id) or {}
-        if DAILY_TAG in node.get("tags", []) and node.get("config", {}).get(
-            "materialized"
-        ) == "incremental":
+        if (
+            DAILY_TAG in node.get("tags", [])
+            and node.get("config", {}).get("materialized") == "incremental"
+        ):
             return spec.replace_attributes(partitions_def=DAILY)
         return spec
 
@@ -109,7 +107,6 @@ class DbtStep:
         self.runs_dir = self.home / "dbt_runs"
         self.state = state_dir(self.home, self.step)
         self.parse_dir = self.home / "dbt_parse"
-        self.shared = False  # dbt's answer taken from an earlier step of the run
 
     def target(self, command: str) -> Path:
         """A new folder for a dbt command, holding this warehouse's parse state of the command
@@ -129,39 +126,11 @@ class DbtStep:
             self.parse_dir.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(target / PARSE_STATE, self.parse_dir / f"{command}.msgpack")
 
-    def kept_digest(self) -> str | None:
-        """The sha256 of the step's kept manifest (None when none is kept)."""
-        path = self.state / "manifest.json"
-        return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
-
-    def earlier_answer(self) -> set[str] | None:
-        """dbt's answer to another (earlier) step of this run, if it compared the very manifest
-        this step keeps (the same file: both steps of the run that kept it built whole)."""
-        digest = self.kept_digest()
-        for folder in self.runs_dir.glob(f"*-{self.run_id[:8]}-*-ls"):
-            answer = folder / ANSWER
-            if not answer.exists():
-                continue
-            found = json.loads(answer.read_text(encoding="utf-8"))
-            if (
-                found["run_id"] == self.run_id
-                and found["step"] != self.step
-                and found["state_sha256"] == digest
-            ):
-                return set(found["modified"])
-        return None
-
     def modified(self) -> set[str] | None:
         """The models and seeds that differ from the step's last successful whole build, or are
-        built from one that does (dbt's state:modified+); None when no build was kept. An earlier
-        step of the run that compared the same kept manifest has dbt's answer already."""
-        digest = self.kept_digest()
-        if digest is None:
+        built from one that does (dbt's state:modified+); None when no build was kept."""
+        if not (self.state / "manifest.json").exists():
             return None
-        earlier = self.earlier_answer()
-        if earlier is not None:
-            self.shared = True
-            return earlier
         target = self.target("ls")
         invocation = self.dbt.cli(
             ["ls", "--select", "state:modified+", "--state", str(self.state),
@@ -175,9 +144,6 @@ class DbtStep:
         }
         invocation.wait()
         self.kept_parse_state(target, "ls")
-        answer = {"run_id": self.run_id, "step": self.step, "state_sha256": digest,
-                  "modified": sorted(names)}  # fmt: skip
-        (target / ANSWER).write_text(json.dumps(answer), encoding="utf-8")
         return names
 
     def full_refresh(self, models: list[str]) -> None:
@@ -190,19 +156,10 @@ class DbtStep:
         ).wait()
         self.kept_parse_state(target, "rebuild")
 
-    def keep_state(self, target: Path, also: Sequence["DbtStep"] = ()) -> None:
-        """After a successful whole build: its manifest is the next build's state, also for the
-        steps in `also` (earlier steps of the run that built whole), so that one dbt question
-        answers them all next time."""
-        for step in (self, *also):
-            step.state.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(target / "manifest.json", step.state / "manifest.json")
-            (step.state / KEPT_BY).write_text(self.run_id, encoding="utf-8")
-
-    def kept_by(self) -> str | None:
-        """The run whose whole build kept the step's manifest."""
-        path = self.state / KEPT_BY
-        return path.read_text(encoding="utf-8") if path.exists() else None
+    def keep_state(self, target: Path) -> None:
+        """After a successful whole build: its manifest is the next build's state."""
+        self.state.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(target / "manifest.json", self.state / "manifest.json")
 
 
 def _incremental_models() -> set[str]:
@@ -240,11 +197,6 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource):
             f"{len(changed)} models and seeds changed since the step's last successful build "
             f"(dbt state:modified+): {', '.join(sorted(changed))}"
         )
-    if step.shared:
-        context.log.info(
-            "dbt's state:modified+ answer of the run's first dbt step taken: the same manifest "
-            "is kept for both steps"
-        )
     os.environ.update(
         {
             "GPULEDGER_AS_OF": as_of.isoformat(),
@@ -271,9 +223,7 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource):
         step.kept_parse_state(target, "build")
         if not context.is_subset:
             # a subset did not build every changed node: the next whole build compares anew
-            names = DBT_STEPS[: DBT_STEPS.index(step.step)] if step.step in DBT_STEPS else ()
-            earlier = [DbtStep(dbt, step.home, name, context.run_id) for name in names]
-            step.keep_state(target, [e for e in earlier if e.kept_by() == context.run_id])
+            step.keep_state(target)
     finally:
         prune_run_folders(step.runs_dir, keep=KEEP_DBT_RUNS)
 
@@ -282,32 +232,16 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource):
     manifest=DBT_PROJECT.manifest_path,
     project=DBT_PROJECT,
     dagster_dbt_translator=LayerTranslator(),
-    exclude=f"tag:{DAILY_TAG}+",
-)
-def gpuledger_dbt_models(
-    context: dg.AssetExecutionContext, dbt: DbtCliResource, gpuledger: GpuledgerResource
-):
-    """Staging, intermediate, the dimension and evidence marts and the seeds: not partitioned
-    (small, rebuilt whole as data arrives)."""
-    yield from _build(context, dbt, gpuledger)
-
-
-@dbt_assets(
-    manifest=DBT_PROJECT.manifest_path,
-    project=DBT_PROJECT,
-    dagster_dbt_translator=LayerTranslator(),
-    # the per-day marts and what is built from them (views over them), so that the two dbt
-    # assets are one step each: nothing not partitioned depends on a partitioned model
-    select=f"tag:{DAILY_TAG}+",
-    # the per-day marts are partitioned by day (LayerTranslator), the views over them not
+    # the per-day marts are partitioned by day (LayerTranslator); a range is built in one run
     backfill_policy=SINGLE_RUN,
-    name="gpuledger_daily_marts",
+    name=DBT_STEP,
 )
-def gpuledger_daily_marts(
+def gpuledger_dbt(
     context: dg.AssetExecutionContext, dbt: DbtCliResource, gpuledger: GpuledgerResource
 ):
-    """The per-day marts, one partition per day: a run writes its partition's (range's) days;
-    with the views built from them."""
+    """The whole dbt project in one step: staging, intermediate, the dimension and evidence marts
+    and the seeds (not partitioned: small, rebuilt whole as data arrives), the per-day marts (one
+    partition per day: a run writes its partition's or range's days) and the views over them."""
     yield from _build(context, dbt, gpuledger)
 
 

@@ -3,7 +3,7 @@
 import dagster as dg
 
 from pipelines.defs.alerts import ALERTS_KEY
-from pipelines.defs.dbt import gpuledger_daily_marts, gpuledger_dbt_models
+from pipelines.defs.dbt import gpuledger_dbt
 from pipelines.defs.partitions import DAILY, SINGLE_RUN, window_of
 from pipelines.defs.resources import GpuledgerResource
 from warehouse import publish, report
@@ -11,9 +11,7 @@ from warehouse import publish, report
 PUBLISHED_KEY = dg.AssetKey(["ops", "published_warehouse"])
 REPORT_KEY = dg.AssetKey(["ops", "report"])
 # The marts (tables, built on every run). Not the analytics views: they read the marts.
-MART_KEYS = [
-    k for k in (*gpuledger_dbt_models.keys, *gpuledger_daily_marts.keys) if k.path[0] == "marts"
-]
+MART_KEYS = [k for k in gpuledger_dbt.keys if k.path[0] == "marts"]
 
 
 @dg.asset(

@@ -374,8 +374,8 @@ def test_changing_one_class_setting_changes_exactly_its_numbers(demo, tmp_path):
         assert done.returncode == 0, done.stdout[-3000:]
         return set(done.stdout.split())
 
-    assert changed("gpuledger_dbt_models", "state:modified", "seed") == {"workload_classes"}
-    marts = changed("gpuledger_daily_marts", "state:modified+,config.materialized:incremental",
+    assert changed("gpuledger_dbt", "state:modified", "seed") == {"workload_classes"}
+    marts = changed("gpuledger_dbt", "state:modified+,config.materialized:incremental",
                     "model")  # fmt: skip
     assert "fct_workload_cost_inputs_daily" in marts and "fct_rank_changes" in marts
     assert "fct_gpu_offers_daily" not in marts  # offers do not depend on the classes

@@ -26,8 +26,7 @@ def test_refresh_ends_with_one_covered_day_on_one_screen(demo_copy):
     assert steps == [
         "ingest: 13 sources fetched or read, checked, loaded",
         "raw tables",
-        "dbt models and tests",
-        "dbt per-day marts of the day and tests",
+        "dbt models, per-day marts of the day and tests",
         "alerts",
         "publish for readers",
         "report",

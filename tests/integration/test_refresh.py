@@ -256,7 +256,7 @@ def test_a_source_whose_code_raises_fails_the_ingest_step_by_name_after_the_othe
     ) == [(True,)]
     # nothing downstream ran on a partial load
     assert not any(
-        e.is_step_success and e.step_key in ("raw_tables", "gpuledger_dbt_models")
+        e.is_step_success and e.step_key in ("raw_tables", "gpuledger_dbt")
         for e in result.all_events
     )
     assert not paths.published_db_path.exists()

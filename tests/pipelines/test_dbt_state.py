@@ -1,4 +1,4 @@
-"""dbt through dagster-dbt's DbtCliResource as gpuledger's dbt steps run it (pipelines/defs/dbt.py):
+"""dbt through dagster-dbt's DbtCliResource as gpuledger's dbt step runs it (pipelines/defs/dbt.py):
 each model reported, failures named, the DuckDB file free afterwards, the window reaching each
 command through the environment, and what changed since the step's last successful build found
 by dbt's own state comparison (state:modified+ against the kept manifest).
@@ -142,29 +142,6 @@ def test_what_changed_since_the_last_kept_build_is_dbt_s_state_modified(tmp_path
     # a seed's rows edited: the seed and everything built from it
     (project / "seeds" / "quotes.csv").write_text("day,usd\n1,2.5\n2,1.3\n")
     assert step.modified() == {"quotes", "prices", "daily"}
-
-
-def test_one_dbt_question_a_run_when_both_steps_keep_the_same_manifest(tmp_path, monkeypatch):
-    """The second step of a run takes the first step's answer only when its kept manifest is the
-    file the first step compared (both steps of the run that kept it built whole)."""
-    monkeypatch.setenv("TINY_AS_OF", "1")
-    dbt, _ = tiny_project(tmp_path, {"prices": "select 1 as day, 2.5 as usd"})
-    home = tmp_path / "home"
-    first, second = (DbtStep(dbt, home, name, "run00003") for name in ("step_a", "step_b"))
-    target = first.target("build")
-    assert dbt.cli(["build"], manifest=None, target_path=target).wait()
-    first.keep_state(target)
-    second.keep_state(target, [first])  # the run's second step: the same manifest for both
-    assert first.kept_by() == second.kept_by() == "run00003"
-    later = [DbtStep(dbt, home, name, "run00004") for name in ("step_a", "step_b")]
-    assert later[0].modified() == set() and not later[0].shared
-    assert later[1].modified() == set() and later[1].shared
-    assert len(list((home / "dbt_runs").glob("*-ls"))) == 1
-    # a kept manifest that differs (its step's last whole build was another): dbt is asked
-    (second.state / "manifest.json").write_text((first.state / "manifest.json").read_text() + " ")
-    again = DbtStep(dbt, home, "step_b", "run00004")
-    assert again.modified() == set() and not again.shared
-    assert len(list((home / "dbt_runs").glob("*-ls"))) == 2
 
 
 def test_a_changed_incremental_model_is_rebuilt_over_every_day(tmp_path, monkeypatch):
