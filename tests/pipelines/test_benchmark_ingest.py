@@ -8,12 +8,15 @@ import shutil
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import duckdb
+
 from pipelines import benchmarks
 from pipelines.defs.resources import GpuledgerResource
 from pipelines.ingest import ingest_source
 from sources import benchmark_files
 from sources._internal.archive import Archive
 from tests.conftest import FIXTURES, query
+from warehouse import db
 
 B = FIXTURES / "benchmarks"
 LOG = logging.getLogger("test")
@@ -98,7 +101,9 @@ def test_the_same_file_ingested_twice_at_once_is_archived_once(tmp_path):
     assert len(list(Archive(tmp_path / "archive").snapshots())) == 1
 
 
-def test_runs_load_a_bad_run_is_quarantined_and_the_rest_of_its_file_lands(tmp_path):
+def _a_bad_run_and_a_truncated_file(tmp_path) -> Path:
+    """A home whose archive holds a real SGLang file with one impossible run (line 2) and a real
+    GenAI-Perf export cut off after 700 bytes."""
     lines = SGLANG.read_text().splitlines()
     # line 2: a p99 below the median is impossible: that run, and only it, is quarantined
     lines[1] = lines[1].replace('"median_ttft_ms": ', '"p99_ttft_ms": 1.0, "median_ttft_ms": ')
@@ -113,6 +118,11 @@ def test_runs_load_a_bad_run_is_quarantined_and_the_rest_of_its_file_lands(tmp_p
     )  # noqa: E501
     home = tmp_path / "home"
     benchmarks.archive_files(settings(home).archive(), [broken.parent])
+    return home
+
+
+def test_runs_load_a_bad_run_is_quarantined_and_the_rest_of_its_file_lands(tmp_path):
+    home = _a_bad_run_and_a_truncated_file(tmp_path)
     summary = ingest_source(benchmark_files, settings(home), "run-1", LOG)
     assert summary.rows_loaded == 6
     # the asset check fails and names the truncated file and the quarantined run
@@ -129,6 +139,31 @@ def test_runs_load_a_bad_run_is_quarantined_and_the_rest_of_its_file_lands(tmp_p
     again = ingest_source(benchmark_files, settings(home), "run-2", LOG)
     assert again.rows_loaded == 0
     assert query(home, "select count(*) from raw.benchmark_runs") == [(6,)]
+
+
+def test_files_not_written_together_are_written_each_on_its_own(tmp_path, monkeypatch, caplog):
+    """The files are written in one transaction; when that fails (here: refused), each file is
+    written in its own, with the same runs, verdicts and quarantine as together."""
+    home = _a_bad_run_and_a_truncated_file(tmp_path)
+
+    def refused(con, parser_version, loads):
+        raise duckdb.IOException("could not write: disk full (test)")
+
+    monkeypatch.setattr(db, "load_snapshots", refused)
+    with caplog.at_level(logging.WARNING, logger="test"):
+        summary = ingest_source(benchmark_files, settings(home), "run-1", LOG)
+    assert (
+        "2 files not written together (could not write: disk full (test)); "
+        "writing each on its own" in caplog.text
+    )
+    assert (summary.snapshots_loaded, summary.rows_loaded, summary.rows_quarantined) == (2, 6, 2)
+    assert sorted(f["url"] for f in summary.snapshots_failed) == [
+        "file:in/sglang_edited.jsonl", "file:in/truncated.json"]  # fmt: skip
+    assert query(home, "select count(*), min(run_ref) from raw.benchmark_runs") == [(6, "line 1")]
+    assert query(home, "select item_ref from raw.quarantine order by 1") == [
+        ("<document>",), ("line 2",)]  # fmt: skip
+    assert query(home, "select count(*) from raw.snapshot_validations") == [(2,)]
+    assert query(home, "select count(*) from raw.page_snapshots") == [(2,)]
 
 
 def test_inbox_is_picked_up_offline_and_emptied_without_losing_anything(tmp_path):
