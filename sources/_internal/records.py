@@ -6,6 +6,7 @@ These are the only shapes a parser may produce. Field names are the column names
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -37,6 +38,18 @@ class ParseError(Exception):
         super().__init__(f"{where}: field {field!r}: {reason}")
 
 
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+def _fields_of(record: Any) -> dict[str, Any]:
+    """A record's fields by name, as dataclasses.asdict gives them. Every record here holds
+    scalars only (text, numbers, dates, flags), so the values are taken as they are: asdict copies
+    each one deeply, 4.7 s for the 221,702 ECB rates of a first load from the archive."""
+    return {name: getattr(record, name) for name in _field_names(type(record))}
+
+
 @dataclass(frozen=True)
 class RowError:
     """One row of an otherwise readable document that cannot become a record.
@@ -51,7 +64,7 @@ class RowError:
     raw: str
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return _fields_of(self)
 
 
 @dataclass(frozen=True)
@@ -88,7 +101,7 @@ class PriceObservation:
             raise ValueError("observed_at must be timezone-aware (UTC)")
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return _fields_of(self)
 
 
 @dataclass(frozen=True)
@@ -114,7 +127,7 @@ class GpuSpecObservation:
             raise ValueError("observed_at must be timezone-aware (UTC)")
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return _fields_of(self)
 
 
 @dataclass(frozen=True)
@@ -126,7 +139,7 @@ class FxRate:
     per_eur: float
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return _fields_of(self)
 
 
 @dataclass(frozen=True)
@@ -145,7 +158,7 @@ class ApiPrice:
     observed_at: datetime
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return _fields_of(self)
 
 
 HARDWARE_SOURCES = ("file", "system_description", "operator", "file_name", "api", "none")
@@ -240,7 +253,7 @@ class BenchmarkRun:
             raise ValueError(f"unknown output_unit {self.output_unit!r}")
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return _fields_of(self)
 
 
 @dataclass
