@@ -103,28 +103,24 @@ def prepare_size(base_home: Path, work: Path, days: int, args) -> dict:
 
 
 def parse_in_place(paths) -> None:
-    """dbt's parse state of the copied warehouse, made at its new place for each command the
-    pipeline runs (pipelines/defs/dbt.py keeps one per command): the copy's states name the base
-    warehouse's path, so dbt would parse the whole project again (~6 s a command) in the
-    backfill, which a warehouse that has been run where it is does not. Each command selects
-    nothing: only the parse is wanted."""
+    """dbt's parse state of the copied warehouse, made at its new place (pipelines/defs/dbt.py
+    keeps one for every command): the copy's state names the base warehouse's path, so dbt would
+    parse the whole project again (~6 s) in the backfill, which a warehouse that has been run
+    where it is does not. The command selects nothing: only the parse is wanted."""
     from pipelines.defs.dbt import PARSE_STATE
     from warehouse.paths import DBT_PROJECT_DIR, prepare_environment
 
     prepare_environment(paths)
     dbt = str(Path(sys.executable).parent / "dbt")
     (paths.home / "dbt_parse").mkdir(parents=True, exist_ok=True)
-    for command, kept in (("ls", "ls"), ("build", "build"), ("run", "rebuild")):
-        with tempfile.TemporaryDirectory(prefix="gpuledger-parse-") as scratch:
-            subprocess.run(
-                [dbt, command, "--select", "tag:no-such-tag", "--project-dir",
-                 str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR),
-                 "--target-path", scratch, "--log-path", scratch],
-                check=True, capture_output=True, env=os.environ.copy(),
-            )  # fmt: skip
-            shutil.copyfile(
-                Path(scratch) / PARSE_STATE, paths.home / "dbt_parse" / f"{kept}.msgpack"
-            )
+    with tempfile.TemporaryDirectory(prefix="gpuledger-parse-") as scratch:
+        subprocess.run(
+            [dbt, "ls", "--select", "tag:no-such-tag", "--project-dir",
+             str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR),
+             "--target-path", scratch, "--log-path", scratch],
+            check=True, capture_output=True, env=os.environ.copy(),
+        )  # fmt: skip
+        shutil.copyfile(Path(scratch) / PARSE_STATE, paths.home / "dbt_parse" / PARSE_STATE)
 
 
 class SizeRun:

@@ -20,9 +20,11 @@ The day and the window reach dbt as environment variables (`GPULEDGER_AS_OF`,
 `GPULEDGER_WINDOW_START`, read by macros/as_of_date.sql and macros/daily_window.sql), not `--vars`:
 dbt re-parses the whole project when `--vars` change (9.6 s against 3.7 s for a partial parse on
 this machine, for each dbt command), and only the files that read a changed environment variable
-at parse time (none: the macros read them when a node runs). dbt's parse state of each command
-is kept with the warehouse (`<home>/dbt_parse/`, put in the command's target folder, where dbt
-reads it), so each command parses only what changed.
+at parse time (none: the macros read them when a node runs). dbt's parse state is kept with the
+warehouse (`<home>/dbt_parse/partial_parse.msgpack`, put in each command's target folder, where
+dbt reads it), one for every command (`ls`, `run`, `build` parse the same project with the same
+profile), so each command parses only what changed. The state names the warehouse's path (dbt's
+profile), so the first command in a new or copied home parses whole, the next ones do not.
 """
 
 import json
@@ -109,22 +111,21 @@ class DbtStep:
         self.parse_dir = self.home / "dbt_parse"
 
     def target(self, command: str) -> Path:
-        """A new folder for a dbt command, holding this warehouse's parse state of the command
-        (dbt takes up `partial_parse.msgpack` in its target folder; dagster-dbt then leaves it
-        be). One state per command: dbt finds the profile of `ls` changed against a build's."""
+        """A new folder for a dbt command, holding this warehouse's parse state (dbt takes up
+        `partial_parse.msgpack` in its target folder; dagster-dbt then leaves it be)."""
         stamp = f"{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{self.run_id[:8]}"
         folder = self.runs_dir / f"{stamp}-{self.step}-{command}"
-        state = self.parse_dir / f"{command}.msgpack"
+        state = self.parse_dir / PARSE_STATE
         if state.exists():
             folder.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(state, folder / PARSE_STATE)
         return folder
 
-    def kept_parse_state(self, target: Path, command: str) -> None:
+    def kept_parse_state(self, target: Path) -> None:
         """After a command: its parse state (dbt's, or the one it took up) is the next one's."""
         if (target / PARSE_STATE).exists():
             self.parse_dir.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(target / PARSE_STATE, self.parse_dir / f"{command}.msgpack")
+            shutil.copyfile(target / PARSE_STATE, self.parse_dir / PARSE_STATE)
 
     def modified(self) -> set[str] | None:
         """The models and seeds that differ from the step's last successful whole build, or are
@@ -143,7 +144,7 @@ class DbtStep:
             if event.raw_event["info"]["name"] == "PrintEvent"
         }
         invocation.wait()
-        self.kept_parse_state(target, "ls")
+        self.kept_parse_state(target)
         return names
 
     def full_refresh(self, models: list[str]) -> None:
@@ -154,7 +155,7 @@ class DbtStep:
             ["run", "--full-refresh", "--select", " ".join(models)],
             target_path=target,
         ).wait()
-        self.kept_parse_state(target, "rebuild")
+        self.kept_parse_state(target)
 
     def keep_state(self, target: Path) -> None:
         """After a successful whole build: its manifest is the next build's state."""
@@ -220,7 +221,7 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource):
             args += ["--indirect-selection", "cautious"]
         target = step.target("build")
         yield from dbt.cli(args, context=context, target_path=target).stream()
-        step.kept_parse_state(target, "build")
+        step.kept_parse_state(target)
         if not context.is_subset:
             # a subset did not build every changed node: the next whole build compares anew
             step.keep_state(target)

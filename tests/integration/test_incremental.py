@@ -143,6 +143,11 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     asked = (dbt_folder(demo_copy, STEP, "ls") / "dbt.log").read_text()
     assert "No nodes selected" in asked
     assert commands(set((demo_copy.home / "dbt_runs").iterdir()) - before) == ["build", "ls"]
+    # the copy's first command parsed the project whole (the kept parse state names the demo
+    # home's warehouse path, dbt's profile); the build took up the state the ls left
+    assert "Unable to do partial parsing because profile has changed" in asked
+    built_log = (dbt_folder(demo_copy, STEP) / "dbt.log").read_text()
+    assert "Unable to do partial parsing" not in built_log
     # the build's manifest is kept: the next run's question compares against it
     kept = (state_dir(demo_copy.home, STEP) / STATE).read_bytes()
     assert kept == (dbt_folder(demo_copy, STEP) / STATE).read_bytes()
@@ -185,7 +190,7 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     for step, command in ((STEP, "ls"), (STEP, "build")):
         text = (dbt_folder(demo_copy, step, command) / "dbt.log").read_text()
         assert "Unable to do partial parsing" not in text, (step, command)
-    assert (demo_copy.home / "dbt_parse" / "build.msgpack").exists()
+    assert (demo_copy.home / "dbt_parse" / "partial_parse.msgpack").exists()
 
 
 @pytest.fixture(scope="module")
