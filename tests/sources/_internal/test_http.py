@@ -99,6 +99,42 @@ def test_dns_failure_names_the_url(monkeypatch):
     )
 
 
+def test_a_host_whose_name_did_not_resolve_is_not_asked_again_in_the_run(monkeypatch, http_server):
+    asked = []
+
+    def no_dns(host, *args, **kwargs):
+        asked.append(host)
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    resolve = socket.getaddrinfo
+    monkeypatch.setattr(
+        socket, "getaddrinfo",
+        lambda host, *a, **kw: resolve(host, *a, **kw) if host == "127.0.0.1" else no_dns(host),
+    )  # fmt: skip
+    http = client(retries=0, respect_robots=False)
+    first, second = "http://catalogs.provider.test/a.csv", "http://catalogs.provider.test/b.csv"
+    with pytest.raises(FetchError) as err:
+        http.get(first)
+    assert str(err.value) == (
+        f"{first}: DNS lookup failed for catalogs.provider.test (network down or unknown host)"
+    )
+    looked_up = len(asked)
+    assert looked_up >= 1
+    with pytest.raises(FetchError) as err:
+        http.get(second)
+    assert str(err.value) == (
+        f"{second}: DNS lookup failed for catalogs.provider.test (network down or unknown host); "
+        "not asked again in this run"
+    )
+    assert len(asked) == looked_up  # the resolver was not asked for the second URL
+    # another host of the same run is asked as usual, and a new run asks the first host again
+    http_server.routes["/ok"] = Route(b"fine", 200, "text/plain")
+    assert http.get(http_server.url("/ok")).content == b"fine"
+    with pytest.raises(FetchError) as err:
+        client(retries=0, respect_robots=False).get(second)
+    assert "not asked again" not in str(err.value) and len(asked) > looked_up
+
+
 def test_unsupported_scheme():
     with pytest.raises(FetchError, match="scheme"):
         client().get("file:///etc/passwd")
