@@ -477,10 +477,13 @@ def compare(con, day: date | None = None) -> list[str]:
                 "select max(day) from marts.fct_gpu_rankings_daily where workload_class = ?", [w]
             ).fetchone()[0]
         )
+    recomputed: dict[date, dict[str, list[dict]]] = {}  # a day's recalculation covers every class
     for w in classes:
         if days[w] is None:
             continue
-        mine = recompute(con, days[w])[w]
+        if days[w] not in recomputed:
+            recomputed[days[w]] = recompute(con, days[w])
+        mine = recomputed[days[w]][w]
         theirs = workload_ranking(w, days[w])["gpus"]
         if [c["gpu_id"] for c in mine] != [r["gpu_id"] for r in theirs]:
             problems.append(f"{w}: GPU order differs: {[c['gpu_id'] for c in mine][:5]} vs "
