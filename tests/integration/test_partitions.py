@@ -73,10 +73,12 @@ def test_which_assets_are_partitioned():
     keys = partitioned_keys()
     names = {k.path[-1] for k in keys}
     assert {"fct_gpu_offers_daily", "fct_workload_cost_inputs_daily", "fct_alert_candidates",
-            "alerts", "published_warehouse", "report"} <= names  # fmt: skip
-    # the views over the per-day marts hold no day of their own: one asset each
+            "alerts"} <= names  # fmt: skip
+    # the views over the per-day marts hold no day of their own: one asset each; nor do the
+    # published copy and the report (one file each, replaced whole by every run)
     assert not names & {"fct_gpu_rankings_daily", "fct_workload_costs_daily",
-                        "workload_costs_daily", "cheapest_gpu_daily"}  # fmt: skip
+                        "workload_costs_daily", "cheapest_gpu_daily",
+                        "published_warehouse", "report"}  # fmt: skip
     # ingest, raw tables, dimensions, evidence and seeds are not
     assert not names & {"skypilot", "price_observations", "dim_gpu", "fct_throughput_evidence",
                         "workload_classes", "stg_price_observations"}  # fmt: skip
@@ -95,10 +97,12 @@ def test_a_day_materializes_exactly_its_partition_and_a_range_is_one_run(demo_co
     got = materialized_partitions(demo_copy, day.run_id)
     partitioned = partitioned_keys()
     built = {k for k in got if k in partitioned}
-    assert {k.path[-1] for k in built} >= {"fct_gpu_offers_daily", "alerts", "published_warehouse"}
+    assert {k.path[-1] for k in built} >= {"fct_gpu_offers_daily", "alerts"}
     assert all(got[k] == {D1.isoformat()} for k in built)
-    # the unpartitioned assets of the same run carry no partition
+    # the unpartitioned assets of the same run carry no partition; the day's run published
     assert got[dg.AssetKey(["marts", "dim_gpu"])] == {None}
+    assert got[dg.AssetKey(["ops", "published_warehouse"])] == {None}
+    assert got[dg.AssetKey(["ops", "report"])] == {None}
     # Dagster's own storage records every check of the run, each of an asset the run built
     checks, wrong = checked_materializations(demo_copy, day.run_id)
     assert checks > 80 and wrong == []
@@ -115,6 +119,9 @@ def test_a_day_materializes_exactly_its_partition_and_a_range_is_one_run(demo_co
     ranged = materialized_partitions(demo_copy, result.run_id)
     key = RANKED  # the per-day rows the rankings are read from
     assert ranged[key] == {D2.isoformat(), D3.isoformat()}
+    # the range published once, as of its last day
+    assert ranged[dg.AssetKey(["ops", "published_warehouse"])] == {None}
+    assert publish.publication(demo_copy)["as_of"] == D3.isoformat()
     assert set(status(demo_copy, key, [D1, D2, D3]).values()) == {"MATERIALIZED"}
 
 
