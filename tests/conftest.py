@@ -264,6 +264,10 @@ def demo_copy(demo_build, tmp_path) -> Paths:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files with the most `slow` tests first. Each worker takes a whole file (--dist loadfile),
     so the longest files then run beside each other rather than one of them alone at the end.
-    The sort is stable: a file's tests keep their order and stay together."""
+    The sort is stable: a file's tests keep their order and stay together. xdist keeps this
+    order only with --no-loadscope-reorder (pyproject.toml); by default it hands out the files
+    with the most tests first. Measured: make test's pytest 908.5 s with xdist's order (14:35),
+    851.9 s with this one (15:22), against 835.5 s for the suite's 1,671 test-seconds split
+    evenly over the two workers."""
     slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
     items.sort(key=lambda item: -slow[item.path])
