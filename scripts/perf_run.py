@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -98,29 +97,7 @@ def prepare_size(base_home: Path, work: Path, days: int, args) -> dict:
     market = market_for(days, args)
     loaded = load_history(paths, MarketDays(market, days), f"http://127.0.0.1:{args.port}")
     loaded["benchmark_runs"] = add_benchmark_runs(paths, args.runs)
-    parse_in_place(paths)
     return loaded
-
-
-def parse_in_place(paths) -> None:
-    """dbt's parse state of the copied warehouse, made at its new place (pipelines/defs/dbt.py
-    keeps one for every command): the copy's state names the base warehouse's path, so dbt would
-    parse the whole project again (~6 s) in the backfill, which a warehouse that has been run
-    where it is does not. The command selects nothing: only the parse is wanted."""
-    from pipelines.defs.dbt import PARSE_STATE
-    from warehouse.paths import DBT_PROJECT_DIR, prepare_environment
-
-    prepare_environment(paths)
-    dbt = str(Path(sys.executable).parent / "dbt")
-    (paths.home / "dbt_parse").mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="gpuledger-parse-") as scratch:
-        subprocess.run(
-            [dbt, "ls", "--select", "tag:no-such-tag", "--project-dir",
-             str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR),
-             "--target-path", scratch, "--log-path", scratch],
-            check=True, capture_output=True, env=os.environ.copy(),
-        )  # fmt: skip
-        shutil.copyfile(Path(scratch) / PARSE_STATE, paths.home / "dbt_parse" / PARSE_STATE)
 
 
 class SizeRun:

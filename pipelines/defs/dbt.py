@@ -23,8 +23,10 @@ this machine, for each dbt command), and only the files that read a changed envi
 at parse time (none: the macros read them when a node runs). dbt's parse state is kept with the
 warehouse (`<home>/dbt_parse/partial_parse.msgpack`, put in each command's target folder, where
 dbt reads it), one for every command (`ls`, `run`, `build` parse the same project with the same
-profile), so each command parses only what changed. The state names the warehouse's path (dbt's
-profile), so the first command in a new or copied home parses whole, the next ones do not.
+profile), so each command parses only what changed. dbt runs in the warehouse's folder and knows
+the warehouse by its file name (pipelines/dbt_command.py): the state, which records the profile,
+serves every home, so a copied home's first command takes up the state copied with it, and a new
+home's the one `make manifest` wrote.
 """
 
 import json
@@ -105,7 +107,8 @@ class DbtStep:
     KEEP_DBT_RUNS kept), named `<time>-<run>-<step>-<command>`, and the step's kept state."""
 
     def __init__(self, dbt: DbtCliResource, home: Path, step: str, run_id: str):
-        self.dbt, self.home, self.step, self.run_id = dbt, home, step, run_id
+        # absolute: dbt runs in the warehouse's folder (pipelines/dbt_command.py)
+        self.dbt, self.home, self.step, self.run_id = dbt, home.resolve(), step, run_id
         self.runs_dir = self.home / "dbt_runs"
         self.state = state_dir(self.home, self.step)
         self.parse_dir = self.home / "dbt_parse"

@@ -143,9 +143,11 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     asked = (dbt_folder(demo_copy, STEP, "ls") / "dbt.log").read_text()
     assert "No nodes selected" in asked
     assert commands(set((demo_copy.home / "dbt_runs").iterdir()) - before) == ["build", "ls"]
-    # the copy's first command parsed the project whole (the kept parse state names the demo
-    # home's warehouse path, dbt's profile); the build took up the state the ls left
-    assert "Unable to do partial parsing because profile has changed" in asked
+    # the copy's first command took up the parse state copied with the home (dbt knows the
+    # warehouse by its file name in its folder, the same in every home: pipelines/dbt_command.py),
+    # and so did the build after it
+    assert "Unable to do partial parsing" not in asked
+    assert "Partial parsing enabled, no changes found, skipping parsing" in asked
     built_log = (dbt_folder(demo_copy, STEP) / "dbt.log").read_text()
     assert "Unable to do partial parsing" not in built_log
     # the build's manifest is kept: the next run's question compares against it
@@ -191,6 +193,19 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
         text = (dbt_folder(demo_copy, step, command) / "dbt.log").read_text()
         assert "Unable to do partial parsing" not in text, (step, command)
     assert (demo_copy.home / "dbt_parse" / "partial_parse.msgpack").exists()
+
+
+def test_a_new_home_s_first_build_takes_up_the_parse_state_make_manifest_wrote(demo_build):
+    """The demo's home began empty: its one build (no kept state, so no `dbt ls` before it) took
+    up the parse state `make manifest` wrote (dagster-dbt puts it in the command's folder), the
+    warehouse named alike there and in the home (pipelines/dbt_command.py), and did not parse the
+    project whole."""
+    paths, _ = demo_build
+    (first,) = sorted((paths.home / "dbt_runs").glob(f"*-{STEP}-*"))
+    assert first.name.endswith("-build")
+    log = (first / "dbt.log").read_text()
+    assert "Unable to do partial parsing" not in log
+    assert "Partial parsing enabled, no changes found, skipping parsing" in log
 
 
 @pytest.fixture(scope="module")

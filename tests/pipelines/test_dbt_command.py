@@ -1,5 +1,6 @@
 """gpuledger-dbt, the dbt executable the runs give dagster-dbt (pipelines/dbt_command.py): dbt's
-own command line, with `--version` answered from the installed packages instead of PyPI."""
+own command line, with `--version` answered from the installed packages instead of PyPI, run in
+the warehouse's folder."""
 
 import os
 import re
@@ -8,6 +9,7 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
+from pipelines.dbt_command import DB_PATH_VAR, run_in_warehouse_folder
 from pipelines.defs.resources import dbt_resource
 
 SCRIPT = Path(sys.executable).parent / "gpuledger-dbt"
@@ -44,3 +46,42 @@ def test_every_other_command_is_dbts_own():
     wrong = run("no-such-command")
     assert wrong.returncode == 2
     assert "No such command 'no-such-command'" in wrong.stderr
+
+
+def test_dbt_runs_in_the_warehouse_s_folder_when_started_as_dagster_dbt_starts_it(
+    tmp_path, monkeypatch
+):
+    # dagster-dbt starts dbt in the project's folder; the warehouse's path is absolute
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    home.mkdir()
+    (project / "dbt_project.yml").write_text("name: tiny\n")
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("DBT_PROJECT_DIR", raising=False)
+    monkeypatch.setenv(DB_PATH_VAR, str(home / "gpuledger.duckdb"))
+    assert run_in_warehouse_folder(["ls", "--select", "state:modified+"])
+    # the warehouse named relative to its folder, the project where dbt looks for it
+    assert Path.cwd() == home
+    assert os.environ[DB_PATH_VAR] == "gpuledger.duckdb"
+    assert os.environ["DBT_PROJECT_DIR"] == str(project)
+
+
+def test_dbt_runs_as_called_otherwise(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "dbt_project.yml").write_text("name: tiny\n")
+    monkeypatch.delenv("DBT_PROJECT_DIR", raising=False)
+    monkeypatch.chdir(project)
+    # a relative warehouse path (`make manifest`, sqlfluff's lint): nothing to move to
+    monkeypatch.setenv(DB_PATH_VAR, "gpuledger.duckdb")
+    assert not run_in_warehouse_folder(["parse"])
+    # the project named on the command line: a relative one would be lost by moving
+    monkeypatch.setenv(DB_PATH_VAR, str(tmp_path / "w.duckdb"))
+    assert not run_in_warehouse_folder(["build", "--project-dir", "."])
+    assert not run_in_warehouse_folder(["build", "--project-dir=."])
+    # started outside a dbt project
+    monkeypatch.chdir(tmp_path)
+    assert not run_in_warehouse_folder(["build"])
+    assert Path.cwd() == tmp_path
+    assert os.environ[DB_PATH_VAR] == str(tmp_path / "w.duckdb")
+    assert "DBT_PROJECT_DIR" not in os.environ
