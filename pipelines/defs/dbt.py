@@ -136,8 +136,10 @@ class DbtStep:
         if not (self.state / "manifest.json").exists():
             return None
         target = self.target("ls")
+        # --no-write-json: the names printed are the answer; the question's own manifest (and
+        # semantic manifest, graph) would be written only to be deleted with its folder
         invocation = self.dbt.cli(
-            ["ls", "--select", "state:modified+", "--state", str(self.state),
+            ["ls", "--no-write-json", "--select", "state:modified+", "--state", str(self.state),
              "--resource-type", "model", "--resource-type", "seed", "--output", "name"],
             target_path=target,
         )  # fmt: skip
