@@ -21,10 +21,11 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: $(STAMP)
 
-# dbt's manifest, which the Dagster code location loads; rebuilt when the dbt project changes.
+# dbt's manifest, which the Dagster code location loads; rebuilt when the dbt project (or this
+# recipe) changes.
 # The warehouse named as gpuledger's runs name it to dbt (pipelines/dbt_command.py), so that a new
 # home's first dbt command takes up this parse state instead of parsing the project whole.
-$(MANIFEST): $(STAMP) $(DBT_FILES)
+$(MANIFEST): $(STAMP) $(DBT_FILES) Makefile
 	@echo "preparing dbt's manifest"
 	@cd dbt && GPULEDGER_DB_PATH=gpuledger.duckdb ../$(BIN)/dbt parse --profiles-dir . --quiet
 	@touch $@
