@@ -40,11 +40,14 @@ shown as (
     limit 1
 ),
 
+-- the priced days: fct_coverage_daily has one row for each day with GPU offers (its days are
+-- fct_gpu_offers_daily's), so the checks below read a row a day rather than every offer of
+-- every day (what grew with the history: 670,318 offer rows in the scale run's year)
 priced as (
     select
-        min(o.day) as first_day,
-        max(o.day) as last_day
-    from {{ ref('fct_gpu_offers_daily') }} as o
+        min(c.day) as first_day,
+        max(c.day) as last_day
+    from {{ ref('fct_coverage_daily') }} as c
 ),
 
 -- the parameters as a row (p_<name>: see the table macro materialization)
@@ -133,8 +136,8 @@ checked as (
             when a.day is null
                 then error('rank_workload: the warehouse has no priced day yet')
             when not exists (
-                    select 1 from {{ ref('fct_gpu_offers_daily') }} as o
-                    where o.day = a.day
+                    select 1 from {{ ref('fct_coverage_daily') }} as c
+                    where c.day = a.day
                 )
                 then error(
                         'rank_workload: day := ' || cast(a.day as varchar)
