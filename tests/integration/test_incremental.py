@@ -9,6 +9,7 @@ import io
 import json
 import re
 import shutil
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from pipelines.defs.dbt import FULL_TEST_START, state_dir
 from pipelines.refresh import run_refresh
 from tests.conftest import DEMO_DAY, copy_demo, copy_home, query
 from warehouse import publish
+from warehouse.paths import Paths
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -129,34 +131,32 @@ def mark_changed(paths, step: str, model: str) -> None:
 
 
 def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_nothing(
-    demo_copy, tmp_path, monkeypatch
+    next_day, tmp_path, monkeypatch
 ):
-    # the demo's 110 MB would be copied whole (cheaper below SYNC_MIN_BYTES): update it instead,
-    # so that the rerun's published copy is the previous one brought up to date
-    monkeypatch.setattr(publish, "SYNC_MIN_BYTES", 0)
-    before = set((demo_copy.home / "dbt_runs").iterdir())
-    log = refresh(demo_copy, NEXT)  # the demo was built through DEMO_DAY: NEXT is incremental
-    run_log = newest_run_log(demo_copy)
+    # the day's run is the module's (next_day, below): the demo's copy, NEXT built incrementally;
+    # its home is read here, and the rerun runs on a copy of it
+    home, log, ran = next_day.home, next_day.log, next_day.commands
+    run_log = newest_run_log(home)
     assert "rebuilding" not in run_log
     # dbt was asked what changed since the step's last successful build (state:modified+
     # against the manifest kept then): nothing; once for the run (one dbt step)
-    asked = (dbt_folder(demo_copy, STEP, "ls") / "dbt.log").read_text()
+    asked = (dbt_folder(home, STEP, "ls") / "dbt.log").read_text()
     assert "No nodes selected" in asked
-    assert commands(set((demo_copy.home / "dbt_runs").iterdir()) - before) == ["build", "ls"]
+    assert ran == ["build", "ls"]
     # the copy's first command took up the parse state copied with the home (dbt knows the
     # warehouse by its file name in its folder, the same in every home: pipelines/dbt_command.py),
     # and so did the build after it
     assert "Unable to do partial parsing" not in asked
     assert "Partial parsing enabled, no changes found, skipping parsing" in asked
-    built_log = (dbt_folder(demo_copy, STEP) / "dbt.log").read_text()
+    built_log = (dbt_folder(home, STEP) / "dbt.log").read_text()
     assert "Unable to do partial parsing" not in built_log
     # the build's manifest is kept: the next run's question compares against it
-    kept = (state_dir(demo_copy.home, STEP) / STATE).read_bytes()
-    assert kept == (dbt_folder(demo_copy, STEP) / STATE).read_bytes()
+    kept = (state_dir(home.home, STEP) / STATE).read_bytes()
+    assert kept == (dbt_folder(home, STEP) / STATE).read_bytes()
     assert "changed since the step's last successful build" not in run_log
     # every data test runs as dbt runs it, the views and seeds are built; the unit tests (they
     # test the SQL, which did not change) are left to the builds where something changed
-    built = dbt_folder(demo_copy, STEP)
+    built = dbt_folder(home, STEP)
     ran = results(built)
     for node in ("model.gpuledger.stg_page_snapshots", "seed.gpuledger.workload_classes"):
         assert ran[node] == "success", node
@@ -168,7 +168,7 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     assert unit_tests(ran) == []
     assert passed(ran, RANK_TEST)  # a per-day mart's test, in the same build
     assert "emitted no result" not in log  # every check of the step gave its result
-    assert query(demo_copy, "select count(*) from marts.fct_gpu_rankings_daily where day = ?",
+    assert query(home, "select count(*) from marts.fct_gpu_rankings_daily where day = ?",
                  [NEXT])[0][0] > 100  # fmt: skip
     # the price rows' tests check every row (no filter on when a snapshot was loaded)
     assert "loaded_at" not in compiled_test(built, "accepted_values_stg_price_obse")
@@ -177,22 +177,25 @@ def test_the_next_day_incrementally_equals_a_full_rebuild_and_a_rerun_changes_no
     snapshots_test = "unique_columns_int_price_snapshots_daily"
     window = rf"day between date '{NEXT}'\s+and date '{NEXT}'"
     assert re.search(window, compiled_test(built, snapshots_test))
-    incremental = snapshot(demo_copy, tmp_path / "incremental")
+    incremental = next_day.incremental
     # the same day again: nothing changes, no alert is recorded twice; the published copy is
     # now the previous one brought up to date, and equal to the copy of the whole file
-    before = set((demo_copy.home / "dbt_runs").iterdir())
-    refresh(demo_copy, NEXT)
-    assert publish.publication(demo_copy)["method"] == "sync"
-    assert differences(incremental, snapshot(demo_copy, tmp_path / "rerun")) == {}
+    # (the demo's 110 MB would be copied whole, cheaper below SYNC_MIN_BYTES: updated instead)
+    monkeypatch.setattr(publish, "SYNC_MIN_BYTES", 0)
+    again = copy_home(home, tmp_path / "again")
+    before = set((again.home / "dbt_runs").iterdir())
+    refresh(again, NEXT)
+    assert publish.publication(again)["method"] == "sync"
+    assert differences(incremental, snapshot(again, tmp_path / "rerun")) == {}
     # dbt was asked once again
-    assert commands(set((demo_copy.home / "dbt_runs").iterdir()) - before) == ["build", "ls"]
+    assert commands(set((again.home / "dbt_runs").iterdir()) - before) == ["build", "ls"]
     # every dbt command of the rerun took up the warehouse's parse state of its command (dbt
     # would otherwise parse the whole project anew: the state `make manifest` wrote has
     # another profile)
     for step, command in ((STEP, "ls"), (STEP, "build")):
-        text = (dbt_folder(demo_copy, step, command) / "dbt.log").read_text()
+        text = (dbt_folder(again, step, command) / "dbt.log").read_text()
         assert "Unable to do partial parsing" not in text, (step, command)
-    assert (demo_copy.home / "dbt_parse" / "partial_parse.msgpack").exists()
+    assert (again.home / "dbt_parse" / "partial_parse.msgpack").exists()
 
 
 def test_a_new_home_s_first_build_takes_up_the_parse_state_make_manifest_wrote(demo_build):
@@ -208,17 +211,31 @@ def test_a_new_home_s_first_build_takes_up_the_parse_state_make_manifest_wrote(d
     assert "Partial parsing enabled, no changes found, skipping parsing" in log
 
 
+@dataclass
+class NextDay:
+    home: Paths  # read only: a test that runs again takes a copy
+    log: str  # what the refresh printed
+    commands: list[str]  # the dbt commands it ran
+    incremental: Path  # its warehouses copied aside: what every rebuild must equal
+
+
 @pytest.fixture(scope="module")
-def next_day(demo_build, tmp_path_factory):
-    """The demo's copy with NEXT built incrementally, as above, and a snapshot of it: what the
-    rebuilds below must equal. Built once for the module; each rebuild takes a copy of it (the
-    two rebuilds were one test of three refreshes in a row, this one first)."""
+def next_day(demo_build, tmp_path_factory) -> NextDay:
+    """The demo's copy with NEXT built incrementally (the demo was built through DEMO_DAY), what
+    it printed and ran, and a snapshot of it. Built once for the module: the first test reads
+    this run and reruns NEXT on a copy; each rebuild below takes a copy of it and must equal
+    the snapshot (the two rebuilds were one test of three refreshes in a row, this one first)."""
     folder = tmp_path_factory.mktemp("next-day")
     home = copy_demo(demo_build, folder / "home")
+    before = set((home.home / "dbt_runs").iterdir())
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(publish, "SYNC_MIN_BYTES", 0)  # as above: the spare brought up to date
-        refresh(home, NEXT)
-    return home, snapshot(home, folder / "incremental")
+        # the demo's 110 MB would be copied whole (cheaper below SYNC_MIN_BYTES): the spare is
+        # brought up to date instead, so that a rerun's published copy is the previous one
+        # brought up to date
+        patch.setattr(publish, "SYNC_MIN_BYTES", 0)
+        log = refresh(home, NEXT)
+    ran = commands(set((home.home / "dbt_runs").iterdir()) - before)
+    return NextDay(home, log, ran, snapshot(home, folder / "incremental"))
 
 
 EVERY_DAY = rf"day between date '{FULL_TEST_START}'\s+and date '{NEXT}'"
@@ -228,8 +245,8 @@ def test_a_changed_model_is_rebuilt_over_every_day_and_equals_the_incremental_da
     next_day, tmp_path, monkeypatch
 ):
     monkeypatch.setattr(publish, "SYNC_MIN_BYTES", 0)  # as above: the spare brought up to date
-    source, incremental = next_day
-    home = copy_home(source, tmp_path / "home")
+    home = copy_home(next_day.home, tmp_path / "home")
+    incremental = next_day.incremental
     # a model edited since the last build (its SQL in the kept state differs): it and what
     # is built from it are rebuilt over every day, the run's log says which, the marts not
     # built from it are written for the day only, and every day's rows are tested
@@ -260,8 +277,8 @@ def test_with_no_kept_state_every_per_day_mart_is_rebuilt_over_every_day_and_equ
     next_day, tmp_path, monkeypatch
 ):
     monkeypatch.setattr(publish, "SYNC_MIN_BYTES", 0)  # as above: the spare brought up to date
-    source, incremental = next_day
-    home = copy_home(source, tmp_path / "home")
+    home = copy_home(next_day.home, tmp_path / "home")
+    incremental = next_day.incremental
     # forget what was built (no kept state): every per-day mart is rebuilt over every day
     # through NEXT, every data test checks every day, the unit tests run
     shutil.rmtree(home.home / "dbt_state")
