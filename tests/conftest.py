@@ -7,6 +7,7 @@ import atexit
 import contextlib
 import hashlib
 import io
+import json
 import os
 import shutil
 import socket
@@ -17,7 +18,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -242,6 +243,51 @@ def demo_build(tmp_path_factory) -> tuple[Paths, str]:
             assert result.success, out.getvalue()
             summary.write_text(out.getvalue(), encoding="utf-8")
     return paths, summary.read_text(encoding="utf-8")
+
+
+@dataclass
+class NextDayBuild:
+    """The demo's home with the day after DEMO_DAY built incrementally (see demo_next_day)."""
+
+    home: Paths  # read only: a test that changes it takes a copy (copy_home)
+    run_id: str  # the run's id in the home's Dagster storage
+    log: str  # what the refresh printed
+    dbt_commands: list[str]  # the dbt commands the run started, sorted ("build", "ls")
+
+
+@pytest.fixture(scope="session")
+def demo_next_day(demo_build, tmp_path_factory) -> NextDayBuild:
+    """A copy of the demo home with the next day (DEMO_DAY + 1) refreshed offline, as a day's
+    scheduled run does after the demo's (incrementally, alerts recorded but not delivered), once
+    per session and shared by the workers as demo_build is. Its spare copy is brought up to date
+    rather than replaced (SYNC_MIN_BYTES 0; the demo's 110 MB would otherwise be copied whole),
+    so that a rerun on a copy publishes by updating it."""
+    from filelock import FileLock
+
+    from pipelines.refresh import run_refresh
+
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    folder = shared / "next-day-build"
+    record = shared / "next-day-build.json"
+    with FileLock(str(shared / "next-day-build.lock")):
+        if not record.exists():
+            paths = copy_demo(demo_build, folder)
+            before = set((paths.home / "dbt_runs").iterdir())
+            out = io.StringIO()
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(publish, "SYNC_MIN_BYTES", 0)
+                result = run_refresh(DEMO_DAY + timedelta(days=1), offline=True, paths=paths,
+                                     out=out, extra_config={"deliver_alerts": False})  # fmt: skip
+            assert result.success, out.getvalue()
+            ran = sorted(f.name.rsplit("-", 1)[1]
+                         for f in set((paths.home / "dbt_runs").iterdir()) - before)  # fmt: skip
+            record.write_text(json.dumps(
+                {"run_id": result.run_id, "log": out.getvalue(), "dbt_commands": ran}
+            ), encoding="utf-8")  # fmt: skip
+    kept = json.loads(record.read_text(encoding="utf-8"))
+    return NextDayBuild(Paths(folder), kept["run_id"], kept["log"], kept["dbt_commands"])
 
 
 def copy_home(source: Paths, folder: Path) -> Paths:

@@ -18,7 +18,7 @@ import pytest
 
 from pipelines.defs.dbt import FULL_TEST_START, state_dir
 from pipelines.refresh import run_refresh
-from tests.conftest import DEMO_DAY, copy_demo, copy_home, query
+from tests.conftest import DEMO_DAY, copy_home, query
 from warehouse import publish
 from warehouse.paths import Paths
 
@@ -220,22 +220,16 @@ class NextDay:
 
 
 @pytest.fixture(scope="module")
-def next_day(demo_build, tmp_path_factory) -> NextDay:
-    """The demo's copy with NEXT built incrementally (the demo was built through DEMO_DAY), what
-    it printed and ran, and a snapshot of it. Built once for the module: the first test reads
-    this run and reruns NEXT on a copy; each rebuild below takes a copy of it and must equal
-    the snapshot (the two rebuilds were one test of three refreshes in a row, this one first)."""
+def next_day(demo_next_day, tmp_path_factory) -> NextDay:
+    """The demo's copy with NEXT built incrementally (the demo was built through DEMO_DAY; the
+    session's demo_next_day, tests/conftest.py), what it printed and ran, and a snapshot of it.
+    The first test reads this run and reruns NEXT on a copy; each rebuild below takes a copy of
+    it and must equal the snapshot (the two rebuilds were one test of three refreshes in a row,
+    this one first)."""
     folder = tmp_path_factory.mktemp("next-day")
-    home = copy_demo(demo_build, folder / "home")
-    before = set((home.home / "dbt_runs").iterdir())
-    with pytest.MonkeyPatch.context() as patch:
-        # the demo's 110 MB would be copied whole (cheaper below SYNC_MIN_BYTES): the spare is
-        # brought up to date instead, so that a rerun's published copy is the previous one
-        # brought up to date
-        patch.setattr(publish, "SYNC_MIN_BYTES", 0)
-        log = refresh(home, NEXT)
-    ran = commands(set((home.home / "dbt_runs").iterdir()) - before)
-    return NextDay(home, log, ran, snapshot(home, folder / "incremental"))
+    home = demo_next_day.home
+    incremental = snapshot(home, folder / "incremental")
+    return NextDay(home, demo_next_day.log, demo_next_day.dbt_commands, incremental)
 
 
 EVERY_DAY = rf"day between date '{FULL_TEST_START}'\s+and date '{NEXT}'"

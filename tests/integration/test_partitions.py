@@ -14,7 +14,7 @@ from pipelines.definitions import defs
 from pipelines.defs import dbt as dbt_defs
 from pipelines.defs.partitions import DAILY
 from pipelines.refresh import run_refresh
-from tests.conftest import DEMO_DAY, published_rows
+from tests.conftest import DEMO_DAY, copy_home, published_rows
 from warehouse import publish
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -89,12 +89,11 @@ def test_which_assets_are_partitioned():
     assert schedule.cron_schedule == "0 6 * * *" and schedule.job_name == "daily_refresh"
 
 
-def test_a_day_materializes_exactly_its_partition_and_a_range_is_one_run(demo_copy):
-    out = io.StringIO()
-    day = run_refresh(D1, offline=True, paths=demo_copy, out=out,
-                      extra_config={"deliver_alerts": False})  # fmt: skip
-    assert day.success, out.getvalue()
-    got = materialized_partitions(demo_copy, day.run_id)
+def test_a_day_materializes_exactly_its_partition_and_a_range_is_one_run(demo_next_day, tmp_path):
+    # the day's run: D1 refreshed on the demo's copy, once for the session (demo_next_day); its
+    # home copied here, with the run in its Dagster storage
+    demo_copy = copy_home(demo_next_day.home, tmp_path / "home")
+    got = materialized_partitions(demo_copy, demo_next_day.run_id)
     partitioned = partitioned_keys()
     built = {k for k in got if k in partitioned}
     assert {k.path[-1] for k in built} >= {"fct_gpu_offers_daily", "alerts"}
@@ -104,11 +103,12 @@ def test_a_day_materializes_exactly_its_partition_and_a_range_is_one_run(demo_co
     assert got[dg.AssetKey(["ops", "published_warehouse"])] == {None}
     assert got[dg.AssetKey(["ops", "report"])] == {None}
     # Dagster's own storage records every check of the run, each of an asset the run built
-    checks, wrong = checked_materializations(demo_copy, day.run_id)
+    checks, wrong = checked_materializations(demo_copy, demo_next_day.run_id)
     assert checks > 80 and wrong == []
 
     with dg.DagsterInstance.from_config(str(demo_copy.dagster_home)) as instance:
         before = len(instance.get_run_records())
+    out = io.StringIO()
     result, _ = backfill(D2, D3, paths=demo_copy, out=out, deliver=False)
     assert result.success, out.getvalue()
     with dg.DagsterInstance.from_config(str(demo_copy.dagster_home)) as instance:
@@ -125,11 +125,14 @@ def test_a_day_materializes_exactly_its_partition_and_a_range_is_one_run(demo_co
     assert set(status(demo_copy, key, [D1, D2, D3]).values()) == {"MATERIALIZED"}
 
 
-def test_a_failed_day_is_marked_failed_and_the_day_before_stays_published(demo_copy, monkeypatch):
+def test_a_failed_day_is_marked_failed_and_the_day_before_stays_published(
+    demo_next_day, tmp_path, monkeypatch
+):
+    # D1 refreshed on the demo's copy (demo_next_day, once for the session), copied here
+    demo_copy = copy_home(demo_next_day.home, tmp_path / "home")
     out = io.StringIO()
-    assert run_refresh(D1, offline=True, paths=demo_copy, out=out,
-                       extra_config={"deliver_alerts": False}).success  # fmt: skip
     published = publish.publication(demo_copy)
+    assert published["as_of"] == D1.isoformat()
     real = dbt_defs.run_window
 
     def broken(context, gpuledger):
