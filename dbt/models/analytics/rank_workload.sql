@@ -40,14 +40,21 @@ shown as (
     limit 1
 ),
 
--- the priced days: fct_coverage_daily has one row for each day with GPU offers (its days are
--- fct_gpu_offers_daily's), so the checks below read a row a day rather than every offer of
--- every day (what grew with the history: 670,318 offer rows in the scale run's year)
+-- the first and the newest priced day, for the error below: ordered and limited, DuckDB reads only
+-- the row groups that can hold them (min() and max() read every offer of every day: 670,318 rows
+-- in the scale run's year, and growing with the history)
 priced as (
     select
-        min(c.day) as first_day,
-        max(c.day) as last_day
-    from {{ ref('fct_coverage_daily') }} as c
+        (
+            select o.day from {{ ref('fct_gpu_offers_daily') }} as o
+            order by o.day
+            limit 1
+        ) as first_day,
+        (
+            select o.day from {{ ref('fct_gpu_offers_daily') }} as o
+            order by o.day desc
+            limit 1
+        ) as last_day
 ),
 
 -- the parameters as a row (p_<name>: see the table macro materialization)
@@ -84,10 +91,18 @@ asked as (
         ) as unknown_pricing_models
 ),
 
+-- the asked day's GPU offers, counted: joined on the day, DuckDB reads only that day's row groups
+-- (a correlated exists() read every day's)
+day_offers as (
+    select count(*) as n_offers
+    from {{ ref('fct_gpu_offers_daily') }} as o, asked as a
+    where o.day = a.day
+),
+
 -- One row when every parameter holds; otherwise error() stops the query with the reason.
 checked as (
     select a.*
-    from asked as a, models as m, priced as pr
+    from asked as a, models as m, priced as pr, day_offers as d
     where
         case
             when a.model_ref is null or not list_contains(m.known, a.model_ref)
@@ -135,10 +150,7 @@ checked as (
                     )
             when a.day is null
                 then error('rank_workload: the warehouse has no priced day yet')
-            when not exists (
-                    select 1 from {{ ref('fct_coverage_daily') }} as c
-                    where c.day = a.day
-                )
+            when d.n_offers = 0
                 then error(
                         'rank_workload: day := ' || cast(a.day as varchar)
                         || ' has no GPU prices; priced days run from '
