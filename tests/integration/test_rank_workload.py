@@ -164,6 +164,27 @@ def test_a_wrong_parameter_stops_the_query_with_its_name_and_reason(con, argumen
     assert f"rank_workload: {message}" in str(raised.value)
 
 
+@pytest.mark.parametrize("day", [None, "2026-08-22"])
+def test_a_warehouse_without_priced_days_says_so_with_or_without_a_day(demo_build, tmp_path, day):
+    """Before any GPU price is in the warehouse, an empty answer would look like "no GPU fits":
+    the call stops with the reason instead, whether or not the analyst names a day."""
+    copy = tmp_path / "gpuledger.duckdb"
+    copy.write_bytes(demo_build[0].published_db_path.read_bytes())
+    connection = duckdb.connect(str(copy))
+    try:
+        connection.execute("delete from marts.fct_gpu_offers_daily")
+        connection.execute("delete from marts.fct_coverage_daily")
+        asked = "" if day is None else f", day := date '{day}'"
+        with pytest.raises(duckdb.InvalidInputException) as raised:
+            connection.execute(
+                "select * from analytics.rank_workload(model := 'llama-3.1-8b', input_len := 100,"
+                f" output_len := 10{asked})"
+            ).fetchall()
+        assert "rank_workload: the warehouse has no priced day yet" in str(raised.value)
+    finally:
+        connection.close()
+
+
 def test_rank_by_hand_from_the_marts_inputs(demo_build, con, shown_day):
     """chat-70b's model, lengths, concurrency and SLO (so its fit, evidence and eligibility are
     the class's, in the marts) with the command line's defaults for the rest: utilization 0.6, no

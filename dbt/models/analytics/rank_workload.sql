@@ -148,7 +148,9 @@ checked as (
                         || ', not a pricing model; known: on_demand, spot, reserved_6m, '
                         || 'reserved_1y, reserved_3y, dynamic, marketplace, inference'
                     )
-            when a.day is null
+            -- (no priced day at all: error() of a message built from the null first and newest
+            -- day would be null, and return rather than raise)
+            when a.day is null or pr.first_day is null
                 then error('rank_workload: the warehouse has no priced day yet')
             when d.n_offers = 0
                 then error(
