@@ -110,10 +110,11 @@ checked as (
                         'rank_workload: model := ' || coalesce('''' || a.model_ref || '''', 'null')
                         || ' is not a known model; known: ' || array_to_string(m.known, ', ')
                     )
-            when a.class_kind not in ('llm_serving', 'training', 'image_generation')
+            when not coalesce(a.class_kind in ('llm_serving', 'training', 'image_generation'), false)
                 then error(
-                        'rank_workload: class_kind := ''' || a.class_kind
-                        || ''' is not a workload kind; known: llm_serving, training, image_generation'
+                        'rank_workload: class_kind := '
+                        || coalesce('''' || a.class_kind || '''', 'null')
+                        || ' is not a workload kind; known: llm_serving, training, image_generation'
                     )
             when a.class_kind = 'llm_serving' and not coalesce(a.input_len > 0, false)
                 then error(
