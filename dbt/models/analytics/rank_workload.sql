@@ -140,8 +140,12 @@ checked as (
                         'rank_workload: precision := ''' || a.precision
                         || ''' is not a precision; known: fp32, bf16, fp16, fp8, int8, int4, fp4'
                     )
-            when a.pricing_models is null or len(a.pricing_models) = 0
-                then error('rank_workload: pricing_models := [] names no pricing model')
+            when a.pricing_models is null or len(list_filter(a.pricing_models, lambda x: x is not null)) = 0
+                then error(
+                        'rank_workload: pricing_models := '
+                        || coalesce(cast(a.pricing_models as varchar), 'null')
+                        || ' names no pricing model'
+                    )
             when len(a.unknown_pricing_models) > 0
                 then error(
                         'rank_workload: pricing_models has '
