@@ -88,7 +88,8 @@ asked as (
                 'on_demand', 'spot', 'reserved_6m', 'reserved_1y', 'reserved_3y', 'dynamic',
                 'marketplace', 'inference'
             )
-        ) as unknown_pricing_models
+        ) as unknown_pricing_models,
+        len(list_filter(p_pricing_models, lambda x: x is not null)) as n_pricing_models
 ),
 
 -- the asked day's GPU offers, counted: joined on the day, DuckDB reads only that day's row groups
@@ -140,7 +141,7 @@ checked as (
                         'rank_workload: precision := ''' || a.precision
                         || ''' is not a precision; known: fp32, bf16, fp16, fp8, int8, int4, fp4'
                     )
-            when a.pricing_models is null or len(list_filter(a.pricing_models, lambda x: x is not null)) = 0
+            when a.pricing_models is null or a.n_pricing_models = 0
                 then error(
                         'rank_workload: pricing_models := '
                         || coalesce(cast(a.pricing_models as varchar), 'null')
