@@ -216,7 +216,9 @@ lvl as (
     select
         lvl, l_vendor, l_architecture, l_family, l_stack,
         {{ calibration_level('c') }},
-        string_agg(distinct family, ', ' order by family) as kinds,
+        -- (the distinct families as a sorted list: a DISTINCT aggregate made DuckDB group the
+        -- level's runs twice and join the halves, a sixth of rank_workload's execution)
+        nullif(array_to_string(list_sort(list_distinct(list(family))), ', '), '') as kinds,
         max(w) as nearest_weight,
         array_to_string(list(run_key order by w desc, run_key)[1:5], ' | ') as nearest_runs
     from cum
@@ -303,16 +305,29 @@ where a.n > 0;
 {#- A calibration level's figures over the runs of `cum` grouped by it (`share`: the runs'
     cumulative weight share in efficiency order within the level): its size, effective number of
     runs, weighted quantile and p10 / p90 of the log efficiencies, and the weighted mean log
-    latency ratios of its near runs. Sums in run order: the same bits on every build. -#}
+    latency ratios of its near runs. Sums in run order: the same bits on every build. The sums'
+    terms are gathered in one list in run order (`terms`; a term that does not count is null, and
+    a sum leaves nulls out), so the level's runs are sorted once rather than once per sum. -#}
 {% macro calibration_level(share) -%}
 count(*) as n,
-        pow(list_sum(list(w order by o)), 2)
-            / list_sum(list(w * w order by o)) as ess,
+        list(
+            {
+                'w': w,
+                'ww': w * w,
+                'ttft_w': case when ttft_ratio > 0 and near then w end,
+                'ttft_wl': case when ttft_ratio > 0 and near then w * ln(ttft_ratio) end,
+                'e2e_w': case when e2e_ratio > 0 and near then w end,
+                'e2e_wl': case when e2e_ratio > 0 and near then w * ln(e2e_ratio) end
+            }
+            order by o
+        ) as terms,
+        pow(list_sum(list_transform(terms, lambda t: t.w)), 2)
+            / list_sum(list_transform(terms, lambda t: t.ww)) as ess,
         min(le) filter (where {{ share }} >= {{ var('calibration_quantile') }} - 1e-12) as q,
         min(le) filter (where {{ share }} >= 0.1 - 1e-12) as p10,
         min(le) filter (where {{ share }} >= 0.9 - 1e-12) as p90,
-        list_sum(list(w * ln(ttft_ratio) order by o) filter (where ttft_ratio > 0 and near))
-            / list_sum(list(w order by o) filter (where ttft_ratio > 0 and near)) as l_ttft,
-        list_sum(list(w * ln(e2e_ratio) order by o) filter (where e2e_ratio > 0 and near))
-            / list_sum(list(w order by o) filter (where e2e_ratio > 0 and near)) as l_e2e
+        list_sum(list_transform(terms, lambda t: t.ttft_wl))
+            / list_sum(list_transform(terms, lambda t: t.ttft_w)) as l_ttft,
+        list_sum(list_transform(terms, lambda t: t.e2e_wl))
+            / list_sum(list_transform(terms, lambda t: t.e2e_w)) as l_e2e
 {%- endmacro %}
