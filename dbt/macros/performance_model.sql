@@ -220,7 +220,9 @@ lvl as (
         -- level's runs twice and join the halves, a sixth of rank_workload's execution)
         nullif(array_to_string(list_sort(list_distinct(list(family))), ', '), '') as kinds,
         max(w) as nearest_weight,
-        array_to_string(list(run_key order by w desc, run_key)[1:5], ' | ') as nearest_runs
+        -- the five nearest runs, nearest first (ties by run key): the five smallest of
+        -- (-w, run_key), without sorting every run of the level
+        array_to_string(min_by(run_key, {'nw': -w, 'k': run_key}, 5), ' | ') as nearest_runs
     from cum
     group by lvl, l_vendor, l_architecture, l_family, l_stack
 ),
