@@ -45,7 +45,7 @@ KEEP_DBT_RUNS = 12
 PARSE_STATE = "partial_parse.msgpack"
 DBT_STEP = "gpuledger_dbt"  # the Dagster step (and op) that builds the dbt project
 DBT_LAYERS = ("staging", "intermediate", "marts", "analytics")
-DAILY_TAG = "daily"
+PARTITIONED_TAG = "day_record"  # the per-day marts partitioned by day (LayerTranslator)
 FULL_TEST_START = "1970-01-01"  # the data tests' window when the step changed: every day
 
 
@@ -54,15 +54,18 @@ class LayerTranslator(DagsterDbtTranslator):
     intermediate, marts, analytics) and `reference` for the seeds; descriptions stay dbt's own."""
 
     def get_asset_spec(self, manifest, unique_id, project) -> dg.AssetSpec:
-        """A per-day mart (an incremental model tagged daily, which stores its rows by day) is
-        partitioned by day; the views and tables built from them hold no day of their own (a
-        view reads whatever days the marts hold) and are one asset each, rebuilt with the marts.
-        (A range run records each partitioned asset's planned materialization per day: 365 days
-        of 22 per-day assets were 8,030 of them, of the 10 per-day marts 3,650.)"""
+        """The per-day marts tagged `day_record` in dbt (an incremental model storing its rows by
+        day: the day's offers, its options and ranks, its alert candidates) are partitioned by
+        day: what an operator follows day by day. The other per-day marts (coverage, rankings of
+        prices, spreads, break-even, leaders, rank changes, price disagreements) summarize them in
+        the same dbt command over the same window, and the views and tables built from them hold
+        no day of their own: one asset each, rebuilt with the marts. (A range run records a
+        planned and a done materialization per partitioned asset and day: 365 days of 22 per-day
+        assets were 8,030 of each, of the 10 per-day marts 3,650, of these 3 1,095.)"""
         spec = super().get_asset_spec(manifest, unique_id, project)
         node = manifest["nodes"].get(unique_id) or {}
         if (
-            DAILY_TAG in node.get("tags", [])
+            PARTITIONED_TAG in node.get("tags", [])
             and node.get("config", {}).get("materialized") == "incremental"
         ):
             return spec.replace_attributes(partitions_def=DAILY)
@@ -238,7 +241,7 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource):
     manifest=DBT_PROJECT.manifest_path,
     project=DBT_PROJECT,
     dagster_dbt_translator=LayerTranslator(),
-    # the per-day marts are partitioned by day (LayerTranslator); a range is built in one run
+    # the day's records are partitioned by day (LayerTranslator); a range is built in one run
     backfill_policy=SINGLE_RUN,
     name=DBT_STEP,
 )
@@ -246,8 +249,9 @@ def gpuledger_dbt(
     context: dg.AssetExecutionContext, dbt: DbtCliResource, gpuledger: GpuledgerResource
 ):
     """The whole dbt project in one step: staging, intermediate, the dimension and evidence marts
-    and the seeds (not partitioned: small, rebuilt whole as data arrives), the per-day marts (one
-    partition per day: a run writes its partition's or range's days) and the views over them."""
+    and the seeds (not partitioned: small, rebuilt whole as data arrives), the per-day marts (a
+    run writes its partition's or range's days; the day's records among them one partition per
+    day) and the views over them."""
     yield from _build(context, dbt, gpuledger)
 
 

@@ -74,6 +74,14 @@ def test_which_assets_are_partitioned():
     names = {k.path[-1] for k in keys}
     assert {"fct_gpu_offers_daily", "fct_workload_cost_inputs_daily", "fct_alert_candidates",
             "alerts"} <= names  # fmt: skip
+    # the per-day marts that summarize those in the same dbt command over the same window are
+    # one asset each (their days are those of the marts they are built from)
+    assert names == {"fct_gpu_offers_daily", "fct_workload_cost_inputs_daily",
+                     "fct_alert_candidates", "alerts"}  # fmt: skip
+    assert not names & {"fct_coverage_daily", "fct_gpu_price_rankings_daily",
+                        "fct_provider_spread_daily", "fct_api_break_even_daily",
+                        "fct_class_leaders_daily", "fct_rank_changes",
+                        "fct_price_disagreements"}  # fmt: skip
     # the views over the per-day marts hold no day of their own: one asset each; nor do the
     # published copy and the report (one file each, replaced whole by every run)
     assert not names & {"fct_gpu_rankings_daily", "fct_workload_costs_daily",
