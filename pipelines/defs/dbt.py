@@ -1,8 +1,9 @@
 """The dbt project as Dagster assets: staging -> intermediate -> marts, with dbt tests as checks.
 
 One Dagster step builds the whole project through dagster-dbt's `DbtCliResource` (a dbt child
-process per command): the per-day marts (incremental models tagged `daily`, which store their
-rows by day) are partitioned by day, every other model, seed and view is one asset, built whole.
+process per command): the day's records among the per-day marts (incremental models tagged
+`day_record`, which store their rows by day) are partitioned by day, every other model, seed and
+view is one asset.
 What must be rebuilt when its definition changes is dbt's own state comparison: after each
 successful whole build, dbt's manifest of that build is kept (`<home>/dbt_state/<step>/
 manifest.json`); the next build asks dbt which of its models and seeds differ from it or are

@@ -1,11 +1,14 @@
 """The daily partitions of gpuledger's per-day assets: one partition per day, from the first
 archived day to today (UTC).
 
-The per-day marts (dbt/models/marts/daily) and the alerts are partitioned by day; a run for
-partition D builds day D, a run over a range builds the range in one dbt invocation (single-run
-backfill policy). Ingest stays unpartitioned (it takes what arrived), and so do the dimension,
-evidence and reference models (rebuilt whole, they are small), the views over the per-day marts,
-the published copy and the report (they hold no day of their own).
+The day's records among the per-day marts (dbt/models/marts/daily, tagged day_record: the
+day's offers, its workload options and ranks, its alert candidates) and the alerts are
+partitioned by day; a run for partition D builds day D, a run over a range builds the range in
+one dbt invocation (single-run backfill policy). The other per-day marts, which summarize those
+in the same dbt command over the same window, are one asset each. Ingest stays unpartitioned (it
+takes what arrived), and so do the dimension, evidence and reference models (rebuilt whole, they
+are small), the views over the per-day marts, the published copy and the report (they hold no
+day of their own).
 """
 
 from __future__ import annotations
