@@ -24,7 +24,7 @@ def test_refresh_ends_with_one_covered_day_on_one_screen(demo_copy):
     log = re.search(r"the run's full log is (\S+)", done.stderr).group(1)
     steps = re.findall(r"^\[\s*[\d.]+ s\] (.+?) \([\d.]+ s\)$", done.stderr, re.M)
     assert steps == [
-        "ingest: 13 sources fetched or read, checked, loaded",
+        "ingest: 12 sources fetched or read, checked, loaded",
         "raw tables",
         "dbt models, per-day marts of the day and tests",
         "alerts",

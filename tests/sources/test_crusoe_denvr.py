@@ -1,5 +1,7 @@
-"""Crusoe and Denvr pricing pages, read by configuration (sources/price_pages.yaml) with no
-provider code: price cards, a Wix data island, and a plain price table.
+"""Crusoe and Denvr pricing pages, read by configuration with no provider code: price cards, a
+Wix data island, and a plain price table. Crusoe is a configured source (sources/price_pages.yaml);
+Denvr's entry is not shipped (no real capture of its page checked it): the tests read it from
+tests/fixtures/denvr/entry.yaml.
 
 The fixtures are rebuilt (see tests/fixtures/README.md): layout from the selectors another
 project's scraper used on the live pages, values from that scraper's real 2026-02-11 export.
@@ -20,13 +22,21 @@ T = datetime(2026, 2, 11, 7, 11, tzinfo=UTC)
 CRUSOE = (FIXTURES / "crusoe" / "pricing.rebuilt.html").read_bytes()
 DENVR = (FIXTURES / "denvr" / "pricing.rebuilt.html").read_bytes()
 EXPORT = FIXTURES / "becloudready"
-crusoe, denvr = REGISTRY["crusoe"], REGISTRY["denvr"]
+DENVR_ENTRIES, DENVR_ERRORS = price_page.load(FIXTURES / "denvr" / "entry.yaml")
+crusoe, denvr = REGISTRY["crusoe"], price_page.PricePageSource(DENVR_ENTRIES["denvr"])
 
 
 def test_both_are_configuration_entries_not_modules():
     assert isinstance(crusoe, price_page.PricePageSource)
     assert isinstance(denvr, price_page.PricePageSource)
     assert (crusoe.KIND, crusoe.EXPECTED_ROWS) == ("price", (3, 500))
+    assert DENVR_ERRORS == [] and (denvr.KIND, denvr.EXPECTED_ROWS) == ("price", (3, 500))
+
+
+def test_denvr_is_not_fetched_daily_without_a_real_capture_of_its_page():
+    # a reader no real capture has checked does not price the daily run
+    assert "denvr" not in REGISTRY
+    assert "denvr" not in price_page.load()[0]
 
 
 def test_crusoe_cards_give_per_gpu_on_demand_prices_matching_the_export():

@@ -331,6 +331,23 @@ def test_the_configured_crusoe_source_on_its_real_pages(page):
     assert _offers(result) == EXPECTED[page]
 
 
+# Each page source gpuledger fetches daily (sources/price_pages.yaml) and the real captures of its
+# page that check it (tests/fixtures/page_captures/README.md). A new entry needs one here.
+REAL_CAPTURES = {
+    "crusoe": [PAGES / CRUSOE_TABLE, PAGES / CRUSOE_GRID],
+    "everxcloud": [FIXTURES / "everxcloud" / "gpus-fuer-llm-inferenz.md"],
+}
+
+
+def test_every_configured_page_source_is_checked_on_a_real_capture_of_its_page():
+    configured, errors = price_page.load()
+    assert errors == [] and set(configured) == set(REAL_CAPTURES)
+    for name, captures in REAL_CAPTURES.items():
+        for capture in captures:
+            result = REGISTRY[name].parse(capture.read_bytes(), "https://capture.test/p", T)
+            assert len(result.records) >= 3, (name, capture.name)
+
+
 def test_targets_over_all_real_pages_no_wrong_offer_accepted():
     """Every real page read as gpuledger reads it: by the provider's entry where one is configured
     (crusoe; Voltage Park with the documented entry), else automatically. No wrong offer is

@@ -211,7 +211,7 @@ def test_a_bad_entry_is_left_out_and_the_others_load(tmp_path):
 def test_the_shipped_configuration_is_valid_and_each_entry_is_a_source():
     entries, errors = price_page.load()
     assert errors == []
-    assert set(entries) == {"crusoe", "denvr", "everxcloud"}
+    assert set(entries) == {"crusoe", "everxcloud"}
     for name in entries:
         assert isinstance(REGISTRY[name], price_page.PricePageSource)
     # changing an entry changes its parser version, so its archived pages are read again
