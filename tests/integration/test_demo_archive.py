@@ -485,6 +485,6 @@ def test_no_two_demo_sources_price_one_offer_on_the_same_day(demo):
         paths,
         """select source, string_agg(distinct provider, ',' order by provider)
            from intermediate.int_gpu_offers_priced
-           where source in ('skypilot', 'everxcloud', 'crusoe', 'denvr') group by 1 order by 1""",
+           where source in ('skypilot', 'everxcloud', 'crusoe') group by 1 order by 1""",
     ) == [("everxcloud", "everxcloud"), ("skypilot", "lambda,nebius,paperspace,runpod")]
     assert query(paths, "select sum(n_price_disagreements) from analytics.source_health") == [(0,)]
