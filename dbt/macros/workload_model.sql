@@ -615,6 +615,7 @@ gpu_options as not materialized (
         c.quality_pass_rate,
         c.target_utilization,
         c.overhead_usd_per_hour,
+        c.max_gpus,
         cast(null as double) as api_cost_per_request
     from query_table(offers_table) as o
     inner join classes as c
@@ -736,7 +737,17 @@ inputs as not materialized (
         select
             *,
             case
-                when not fits then 'does not fit on 8 GPUs of this model (memory)'
+                -- the largest unit the fit tried (wl_memory_fit: a power of two up to max_gpus, at most 8)
+                when not fits
+                    then
+                        'does not fit on '
+                        || case
+                            when coalesce(max_gpus, 8) >= 8 then '8 GPUs'
+                            when max_gpus >= 4 then '4 GPUs'
+                            when max_gpus >= 2 then '2 GPUs'
+                            else '1 GPU'
+                        end
+                        || ' of this model (memory)'
                 when option_kind = 'gpu_offer' and offer_gpu_count < gpus_needed
                     then
                         'offer has ' || offer_gpu_count || ' GPU(s); the class needs ' || gpus_needed

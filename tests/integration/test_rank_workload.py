@@ -151,6 +151,8 @@ def test_defaults_are_the_checkpoints_precision_one_request_no_slo_on_demand_the
          "output_len := -5 must be a positive number of output tokens"),
         ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, concurrency := 0",
          "concurrency := 0 must be a positive number of requests in flight"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, max_gpus := 0",
+         "max_gpus := 0 must be at least 1 GPU (the largest unit tried is 8)"),
         ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, precision := 'fp7'",
          "precision := 'fp7' is not a precision; known: fp32, bf16, fp16, fp8, int8, int4, fp4"),
         ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, "
@@ -170,6 +172,35 @@ def test_a_wrong_parameter_stops_the_query_with_its_name_and_reason(con, argumen
     with pytest.raises(duckdb.InvalidInputException) as raised:
         con.execute(f"select * from analytics.rank_workload({arguments})").fetchall()
     assert f"rank_workload: {message}" in str(raised.value)
+
+
+def test_a_gpu_too_small_names_the_largest_unit_the_workload_allows(con):
+    # Llama 3.1 405B in bf16 is 810 GB of weights: no single GPU holds it, no 2 of any GPU either
+    sql = """select distinct ineligible_reason from analytics.rank_workload(
+                 model := 'llama-3.1-405b', input_len := 1000, output_len := 100, max_gpus := {})
+             where option_kind = 'gpu_offer' and not fits"""
+    assert con.execute(sql.format(1)).fetchall() == [
+        ("does not fit on 1 GPU of this model (memory)",)
+    ]
+    assert con.execute(sql.format(3)).fetchall() == [
+        ("does not fit on 2 GPUs of this model (memory)",)
+    ]
+    assert con.execute(sql.format(8)).fetchall() == [
+        ("does not fit on 8 GPUs of this model (memory)",)
+    ]
+    # the class marts alike: image-gen-sdxl allows 1 GPU per unit, and an 8 GB card needs 11 GB
+    assert con.execute(
+        """select distinct gpu_id, ineligible_reason from analytics.workload_costs_daily
+           where workload_class = 'image-gen-sdxl' and gpu_id = 'nvidia-quadro-p4000-8gb'"""
+    ).fetchall() == [("nvidia-quadro-p4000-8gb", "does not fit on 1 GPU of this model (memory)")]
+
+
+def test_explain_names_the_largest_unit_the_class_allows():
+    from warehouse.queries.workloads import _largest_unit
+
+    assert [_largest_unit({"max_gpus": n}) for n in (1, 2, 3, 6, 8, 16, None)] == [
+        "1 GPU", "2 GPUs", "2 GPUs", "4 GPUs", "8 GPUs", "8 GPUs", "8 GPUs"
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("day", [None, "2026-08-22"])

@@ -326,6 +326,14 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
     }
 
 
+def _largest_unit(cls: dict[str, Any]) -> str:
+    """The largest unit the memory fit tries: a power of two up to the class's max_gpus, at most 8
+    (macros/workload_model.sql, wl_memory_fit)."""
+    limit = min(cls.get("max_gpus") or 8, 8)
+    n = max((k for k in (1, 2, 4, 8) if k <= limit), default=1)
+    return "1 GPU" if n == 1 else f"{n} GPUs"
+
+
 def render_explain(x: dict[str, Any]) -> str:
     c, f, e, o = x["class"], x["memory_fit"], x["evidence"], x["best_offer"]
     out = [f"{x['workload']} x {x['gpu_id']} on {x['day']}"]
@@ -341,7 +349,7 @@ def render_explain(x: dict[str, Any]) -> str:
         f"1 memory fit: weights {f['weights_gb']} GB + KV cache {f['kv_cache_gb']} GB + "
         f"{f['runtime_overhead_gb_per_gpu']} GB runtime per GPU; usable per GPU "
         f"{f['memory_gb']} x (1 - {f['headroom']}) = {f['usable_gb_per_gpu']} GB"
-        + (f" -> gpus_needed = {n}" if n else " -> does not fit on 8 GPUs")
+        + (f" -> gpus_needed = {n}" if n else f" -> does not fit on {_largest_unit(c)}")
     )
     if e["evidence"] == "measured":
         out.append(

@@ -134,6 +134,12 @@ checked as (
                         || coalesce(cast(a.concurrency as varchar), 'null')
                         || ' must be a positive number of requests in flight'
                     )
+            -- (null: as in the seed, no limit below the 8 GPUs of one node)
+            when a.max_gpus is not null and not (a.max_gpus >= 1)
+                then error(
+                        'rank_workload: max_gpus := ' || cast(a.max_gpus as varchar)
+                        || ' must be at least 1 GPU (the largest unit tried is 8)'
+                    )
             when
                 a.precision is not null
                 and lower(a.precision) not in ('fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'fp4')
