@@ -5,6 +5,7 @@ them, what a new run changes, and the commands that show the performance model (
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -295,6 +296,23 @@ def test_rank_min_evidence_and_explain_show_grade_and_runs(demo):
     assert "pcie unit of 8 (tensor-parallel factor 0.34)" in text
     assert "runs on this kind of GPU" in text and "CAUTION" in text
     assert "mlc_llm_perf_bench/llm-perf-bench@d401356f.md: Llama2-70B int4 on 2 x" in text
+
+
+def test_explain_and_estimate_tell_apart_the_runs_of_one_file(demo):
+    """A run is named by its file's sha256 cut short and its reference in the file: the five
+    nearest runs behind chat-70b on the H200 are five lines of one SGLang file, and one line of
+    TensorRT-LLM's perf overview holds a run per tensor-parallel width."""
+    text = gpuledger(demo, "explain", "--workload", "chat-70b", "--gpu", "nvidia-h200-sxm-141gb",
+                     "--date", str(DEMO_DAY)).stdout  # fmt: skip
+    sglang = "benchmarks/sglang_datacrunch/outputs__llama_3_3_70b_online_output.jsonl"
+    named = re.findall(rf"^   run (\S+:line \d+) in {re.escape(sglang)}: ", text, re.M)
+    assert named == [f"fe6271824a47..:line {n}" for n in (3, 7, 2, 6, 1)]  # nearest first
+    args = ["--gpu", "nvidia-h100-sxm-80gb", "--input", "2000", "--output", "200",
+            "--concurrency", "32"]  # fmt: skip
+    text = gpuledger(demo, "estimate", "--model", "llama-3.1-70b", *args).stdout
+    overview = "nvidia_trtllm_perf_overview/perf-overview@ab4143e1.md"
+    for tp in ("TP2", "TP4", "TP8"):
+        assert f"run 483489e1b0d6..:line 106: H100 80GB HBM3 {tp} in {overview}: " in text
 
 
 def test_the_evidence_base_at_scale(demo):

@@ -19,6 +19,14 @@ class NotFound(Exception):
     """The workload class, GPU or day asked for is not in the warehouse."""
 
 
+def short_run_key(run_key: str) -> str:
+    """A run as `explain` and `estimate` name it: its file's sha256 cut to 12 characters, then
+    its reference within the file (a run's key is `<file sha256>:<run reference>`,
+    stg_benchmark_runs), so that the runs of one file stay told apart."""
+    sha, sep, ref = run_key.partition(":")
+    return f"{sha[:12]}..{sep}{ref}" if len(sha) > 12 else run_key
+
+
 def connect_published() -> duckdb.DuckDBPyConnection:
     """A read-only connection to the published copy of the current GPULEDGER_HOME."""
     try:

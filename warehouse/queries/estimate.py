@@ -19,7 +19,7 @@ from typing import Any
 
 import duckdb
 
-from warehouse.queries import NotFound, WarehouseMissing, connect_published
+from warehouse.queries import NotFound, WarehouseMissing, connect_published, short_run_key
 
 PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 BYTES = "case ? when 'fp32' then 4.0 when 'bf16' then 2.0 when 'fp16' then 2.0 when 'fp8' then 1.0 when 'int8' then 1.0 else 0.5 end"  # noqa: E501
@@ -279,7 +279,7 @@ def render_estimate(x: dict[str, Any], fmt: str = "table") -> str:
             )
         for r in x["nearest_runs"]:
             out.append(
-                f"    run {r['run_key'][:12]}.. {r['file_path']}: {r['model_id']} on "
+                f"    run {short_run_key(r['run_key'])} in {r['file_path']}: {r['model_id']} on "
                 f"{r['gpu_count']} GPU(s), batch {r['batch']:.0f}, {r['input_len']:.0f}/"
                 f"{r['output_len']:.0f}, efficiency {r['efficiency']:.3f} "
                 f"({r['serving_stack'] or 'stack not named'}, {r['organization']})"

@@ -13,7 +13,7 @@ from typing import Any
 
 import duckdb
 
-from warehouse.queries import NotFound, WarehouseMissing, connect_published
+from warehouse.queries import NotFound, WarehouseMissing, connect_published, short_run_key
 from warehouse.queries.coverage import shown_day
 from warehouse.units import cost_scale, money, scaled
 
@@ -359,7 +359,7 @@ def render_explain(x: dict[str, Any]) -> str:
         )
         for r in x["runs"]:
             out.append(
-                f"   run {r['run_key'][:12]}.. {r['file_path']} ({r['format']}): "
+                f"   run {short_run_key(r['run_key'])} in {r['file_path']} ({r['format']}): "
                 f"{r['gpu_count']} x "
                 f"{r['gpu_name_raw']} [{r['hardware_source']}], in {r['input_len']}, out "
                 f"{r['output_len']}, concurrency {r['concurrency']}, "
@@ -410,7 +410,7 @@ def render_explain(x: dict[str, Any]) -> str:
             shape = (f"batch {r['batch']:.0f}, {r['input_len']:.0f}/{r['output_len']:.0f} tokens"
                      if c["class_kind"] == "llm_serving" else "images")  # fmt: skip
             out.append(
-                f"   run {r['run_key'][:12]}.. {r['file_path']}: {r['model_id']} "
+                f"   run {short_run_key(r['run_key'])} in {r['file_path']}: {r['model_id']} "
                 f"{r['precision']} on {r['gpu_count']} x {r['gpu_id']}, {shape}: measured "
                 f"{r['measured_tokens_per_s']:.2f}/s, model {r['predicted_tokens_per_s']:.2f}/s, "
                 f"efficiency {r['efficiency']:.3f}"
