@@ -161,7 +161,7 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
     )
     health = _df(
         con,
-        """select source, newest_accepted_at, days_since_newest, is_stale, is_down,
+        """select source, newest_accepted_at, days_since_newest, keeps_data, is_stale, is_down,
                   n_fetch_failures, last_failure_reason, n_price_disagreements
            from analytics.source_health order by is_down desc, is_stale desc, source""",
     )
@@ -328,7 +328,8 @@ _WORDS = {
     "old_provider": "previous provider", "new_gpu_id": "new GPU", "new_provider": "new provider",
     "change_pct": "change (%)", "failed_source": "failed source",
     "newest_accepted_at": "newest accepted capture", "days_since_newest": "days since",
-    "is_stale": "stale", "is_down": "down", "n_fetch_failures": "failed fetches",
+    "keeps_data": "kept until replaced", "is_stale": "stale", "is_down": "down",
+    "n_fetch_failures": "failed fetches",
     "last_failure_reason": "last failure", "n_price_disagreements": "price disagreements",
     "gpu_id": "GPU", "gpu_count": "GPUs", "pricing_model": "pricing",
     "source_a": "source", "price_usd_per_gpu_hour_a": "USD/GPU-h",

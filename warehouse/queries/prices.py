@@ -97,10 +97,13 @@ def render_source_health(rows: list[dict[str, Any]]) -> str:
     lines = [
         f"Source health as of {rows[0]['as_of_date']}",
         fmt.format("source", "state", "newest accepted", "rows", "age d", "last failure"),
-        "(rows: accepted rows fetched on the newest day; age d: days before the as-of day)",
+        "(rows: accepted rows fetched on the newest day; age d: days before the as-of day; kept:"
+        " GPU specs or benchmark runs, used until newer ones replace them, whatever their age)",
     ]
     for r in rows:
         state = "DOWN" if r["is_down"] else ("stale" if r["is_stale"] else "ok")
+        if r.get("keeps_data"):  # specs or benchmark runs: kept until replaced, whatever their age
+            state = "kept"
         newest = (
             r["newest_accepted_at"].strftime("%Y-%m-%d %H:%M") if r["newest_accepted_at"] else "-"
         )

@@ -1,7 +1,8 @@
 {{ config(alias="source_health") }}
 
 -- Each source as of the build day: last successful fetch, newest accepted capture, staleness,
--- failures. A stale source's prices are carried forward and flagged; a down source's are dropped.
+-- failures. A stale source's prices are carried forward and flagged; a down source's are dropped;
+-- a source of GPU specs or benchmark runs only keeps its data until replaced, whatever its age.
 -- And the offers on which the source disagrees with another source that day beyond the
 -- price_disagreement_tolerance var (fct_price_disagreements), named.
 with disagreements as (
@@ -56,6 +57,7 @@ select
     h.days_since_newest,
     h.n_accepted_snapshots,
     cast(h.rows_newest_day as bigint) as rows_newest_day,
+    h.keeps_data,
     h.is_stale,
     h.is_down,
     h.n_fetch_failures,

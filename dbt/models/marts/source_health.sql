@@ -1,6 +1,9 @@
 -- Per source: when it last worked, when it last failed and why, how much its newest accepted
 -- snapshot holds, and how old that is relative to the as-of day. A source whose newest accepted
 -- data is older than max_staleness_days is down: its offers have dropped out of the marts.
+-- A source that holds only GPU specs or benchmark runs keeps its data until newer data replaces
+-- it (a spec sheet or a published run does not expire), so its age is no fault: it is neither
+-- stale nor down.
 with fetches as (
     select
         source,
@@ -105,6 +108,15 @@ combined as (
     left join fx_newest_rows as fxr on fx.source = fxr.source
 ),
 
+-- every snapshot of the source, accepted or not, holds GPU specs or benchmark runs
+kept_until_replaced as (
+    select
+        source,
+        bool_and(suite in ('gpu_specs', 'benchmark_runs')) as keeps_data
+    from {{ ref('stg_snapshot_validations') }}
+    group by 1
+),
+
 all_sources as (
     select distinct source from {{ ref('stg_page_snapshots') }}
     union
@@ -118,9 +130,11 @@ select
     n.n_accepted_snapshots,
     n.rows_newest_day,
     date_diff('day', cast(n.newest_accepted_at as date), {{ as_of_date() }}) as days_since_newest,
-    coalesce(date_diff('day', cast(n.newest_accepted_at as date), {{ as_of_date() }}) > 0, true)
-        as is_stale,
-    coalesce(
+    coalesce(k.keeps_data, false) as keeps_data,
+    not coalesce(k.keeps_data, false) and coalesce(
+        date_diff('day', cast(n.newest_accepted_at as date), {{ as_of_date() }}) > 0, true
+    ) as is_stale,
+    not coalesce(k.keeps_data, false) and coalesce(
         date_diff('day', cast(n.newest_accepted_at as date), {{ as_of_date() }})
         > {{ var('max_staleness_days') }},
         true
@@ -134,3 +148,4 @@ from all_sources as s
 left join fetches as f on s.source = f.source
 left join combined as n on s.source = n.source
 left join last_failure as lf on s.source = lf.source
+left join kept_until_replaced as k on s.source = k.source
