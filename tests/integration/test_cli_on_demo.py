@@ -77,6 +77,11 @@ def test_cli_sources_reports_health_as_of_the_last_run(demo):
     table = gpuledger(paths, "sources")
     assert "coreweave       ok" in table.stdout
     assert "benchmark_files kept" in table.stdout and "coreweave_docs  DOWN" in table.stdout
+    # why the last capture was refused, as a reader says it (not the stored JSON)
+    assert (
+        "2026-03-01 parse: benchmark_runs: <document>: not a benchmark result format gpuledger "
+        "knows (vLLM, SGLang" in table.stdout
+    )
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ from pipelines import ingest as ingest_engine
 from pipelines.refresh import run_refresh
 from tests.conftest import COREWEAVE, SKYPILOT, Route, query
 from warehouse.paths import Paths
+from warehouse.queries.prices import render_source_health
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -213,6 +214,18 @@ def test_failed_validation_stops_that_source_only(tmp_path, served):
     assert json.loads(failed)[0]["kwargs"]["column"] == "price_per_gpu_hour"
     assert json.loads(samples)  # the offending rows are stored for whoever investigates
     assert health_of(paths)["coreweave"][1] == "validation"
+    # `gpuledger sources` says which check failed, on which column, with the offending prices
+    rows = query(paths, "select * from marts.source_health where source = 'coreweave'")
+    names = [c[0] for c in query(paths, "describe marts.source_health")]
+    shown = render_source_health([dict(zip(names, r, strict=True)) for r in rows])
+    check = json.loads(failed)[0]
+    examples = ", ".join(str(v) for v in check["partial_unexpected_list"][:3])
+    assert (
+        f"validation: price_observations: {check['expectation']} on price_per_gpu_hour, "
+        f"{check['unexpected_count']} rows (e.g. {examples})"
+    ) in shown
+    assert check["expectation"] == "expect_column_values_to_be_between"
+    assert check["unexpected_count"] > 0 and '"kwargs"' not in shown  # not the stored JSON
     # Kept in raw, kept out of the marts; the other source still builds.
     assert query(
         paths, "select count(*) > 0 from raw.price_observations where source = 'coreweave'"

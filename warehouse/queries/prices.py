@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from typing import Any
 
@@ -90,6 +91,34 @@ def source_health() -> list[dict[str, Any]]:
         con.close()
 
 
+def failure_text(reason: str) -> str:
+    """A rejected capture's reason as a reader says it: `<suite>: <what failed>`, each failed check
+    as the field and why (a file gpuledger could not read) or the expectation, its column, how many
+    rows broke it and a few of their values (a GX check), rather than the stored JSON. Any other
+    reason (a fetch error) is returned as it is."""
+    suite, sep, rest = reason.partition(": ")
+    try:
+        failed = json.loads(rest) if sep and rest.startswith("[") else None
+    except ValueError:
+        failed = None
+    if not isinstance(failed, list) or not all(isinstance(f, dict) for f in failed) or not failed:
+        return reason
+    parts = []
+    for f in failed:
+        if "reason" in f:
+            parts.append(f"{f.get('field')}: {f['reason']}")
+            continue
+        text = str(f.get("expectation"))
+        if (f.get("kwargs") or {}).get("column"):
+            text += f" on {f['kwargs']['column']}"
+        if f.get("unexpected_count"):
+            text += f", {f['unexpected_count']} rows"
+        if f.get("partial_unexpected_list"):
+            text += f" (e.g. {', '.join(str(v) for v in f['partial_unexpected_list'][:3])})"
+        parts.append(text)
+    return f"{suite}: {'; '.join(parts)}"
+
+
 def render_source_health(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "no sources yet"
@@ -97,8 +126,8 @@ def render_source_health(rows: list[dict[str, Any]]) -> str:
     lines = [
         f"Source health as of {rows[0]['as_of_date']}",
         fmt.format("source", "state", "newest accepted", "rows", "age d", "last failure"),
-        "(rows: accepted rows fetched on the newest day; age d: days before the as-of day; kept:"
-        " GPU specs or benchmark runs, used until newer ones replace them, whatever their age)",
+        "(rows: accepted rows fetched on the newest day; age d: days before the as-of day;",
+        " kept: GPU specs or benchmark runs, used until newer ones replace them, however old)",
     ]
     for r in rows:
         state = "DOWN" if r["is_down"] else ("stale" if r["is_stale"] else "ok")
@@ -109,7 +138,7 @@ def render_source_health(rows: list[dict[str, Any]]) -> str:
         )
         failure = "-"
         if r["last_failure_at"]:
-            reason = (r["last_failure_reason"] or "")[:90]
+            reason = failure_text(r["last_failure_reason"] or "")[:120]
             failure = f"{r['last_failure_at']:%Y-%m-%d} {r['last_failure_kind']}: {reason}"
         age = "-" if r["days_since_newest"] is None else str(r["days_since_newest"])
         rows_day = r["rows_newest_day"] or 0
