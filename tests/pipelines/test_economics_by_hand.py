@@ -225,7 +225,9 @@ def test_the_dbt_unit_tests_of_the_same_cases_pass(tmp_path):
         # and the other unit tests of the project: two sources of one offer, which price ranks
         "fct_price_disagreements::a_catalog_and_a_page_twenty_and_two_percent_apart",
         "fct_gpu_offers_daily::a_provider_page_stands_over_a_catalog",
+        # which sources are kept, stale or down
+        "source_health::specs_and_runs_are_kept_prices_expire",
     ]
     for name in names:
         assert f"PASS {name}" in done.stdout
-    assert "8 unit tests" in done.stdout and "FAIL" not in done.stdout
+    assert "9 unit tests" in done.stdout and "FAIL" not in done.stdout

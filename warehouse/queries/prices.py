@@ -131,7 +131,7 @@ def render_source_health(rows: list[dict[str, Any]]) -> str:
     ]
     for r in rows:
         state = "DOWN" if r["is_down"] else ("stale" if r["is_stale"] else "ok")
-        if r.get("keeps_data"):  # specs or benchmark runs: kept until replaced, whatever their age
+        if r.get("keeps_data") and not r["is_down"]:  # specs or runs, kept until replaced
             state = "kept"
         newest = (
             r["newest_accepted_at"].strftime("%Y-%m-%d %H:%M") if r["newest_accepted_at"] else "-"

@@ -2,8 +2,8 @@
 -- snapshot holds, and how old that is relative to the as-of day. A source whose newest accepted
 -- data is older than max_staleness_days is down: its offers have dropped out of the marts.
 -- A source that holds only GPU specs or benchmark runs keeps its data until newer data replaces
--- it (a spec sheet or a published run does not expire), so its age is no fault: it is neither
--- stale nor down.
+-- it (a spec sheet or a published run does not expire), so its age is no fault: once it has
+-- accepted data, it is neither stale nor down.
 with fetches as (
     select
         source,
@@ -131,14 +131,19 @@ select
     n.rows_newest_day,
     date_diff('day', cast(n.newest_accepted_at as date), {{ as_of_date() }}) as days_since_newest,
     coalesce(k.keeps_data, false) as keeps_data,
-    not coalesce(k.keeps_data, false) and coalesce(
-        date_diff('day', cast(n.newest_accepted_at as date), {{ as_of_date() }}) > 0, true
-    ) as is_stale,
-    not coalesce(k.keeps_data, false) and coalesce(
-        date_diff('day', cast(n.newest_accepted_at as date), {{ as_of_date() }})
-        > {{ var('max_staleness_days') }},
-        true
-    ) as is_down,
+    -- (a source of specs or runs with nothing accepted yet has nothing to keep: down)
+    case
+        when k.keeps_data and n.newest_accepted_at is not null then false
+        else coalesce(date_diff('day', cast(n.newest_accepted_at as date), {{ as_of_date() }}) > 0, true)
+    end as is_stale,
+    case
+        when k.keeps_data and n.newest_accepted_at is not null then false
+        else coalesce(
+                date_diff('day', cast(n.newest_accepted_at as date), {{ as_of_date() }})
+                > {{ var('max_staleness_days') }},
+                true
+            )
+    end as is_down,
     lf.failed_at as last_failure_at,
     lf.failure_kind as last_failure_kind,
     lf.reason as last_failure_reason,
