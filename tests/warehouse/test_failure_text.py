@@ -26,8 +26,8 @@ def test_a_file_gpuledger_cannot_read_is_named_by_field_and_reason():
 
 
 def test_a_failed_check_names_its_column_rows_and_values():
-    # the layout pipelines/quality.py stores a failed GX check in; the prices are CoreWeave's
-    # 42 and 68.8 USD per 8-GPU node-hour with the decimal lost (x 1000), as in the refresh test
+    # the layout pipelines/quality.py stores a failed GX check in (the refresh test checks the
+    # same rendering on a real one: CoreWeave's capture with the decimal lost)
     reason = (
         'price_observations: [{"expectation": "expect_column_values_to_be_between", "kwargs": '
         '{"column": "price_per_gpu_hour"}, '
