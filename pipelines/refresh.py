@@ -83,7 +83,7 @@ def run_refresh(
             asset_selection=selection,
             **partition,
         )
-    _print_summary(paths, result.run_id, out)
+    _print_summary(paths, result, out)
     pub = publish.publication(paths)
     if pub and pub["run_id"] == result.run_id:
         print(f"published for readers: {pub['path']}; report: {paths.report_path}", file=out)
@@ -144,8 +144,32 @@ def _why(event, limit: int = 1200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _print_summary(paths: Paths, run_id: str, out) -> None:
-    """Sources by what happened to them: one line per outcome, not one per source."""
+def _ingest_outcomes(result) -> dict[str, dict[str, int]]:
+    """What this run's ingest did per source, from the run's own events (the ingest assets'
+    materializations and their validation checks): snapshots loaded, rows loaded and
+    quarantined, snapshots that failed validation."""
+    from pipelines.defs.ingest import CHECK_NAME
+
+    outcomes: dict[str, dict[str, int]] = {}
+    for event in result.get_asset_materialization_events():
+        key = event.asset_key.path
+        if len(key) == 2 and key[0] == "ingest":
+            meta = event.materialization.metadata
+            outcomes[key[1]] = {
+                name: int(meta[name].value) if name in meta else 0
+                for name in ("snapshots_loaded", "rows_loaded", "rows_quarantined")
+            }
+    for check in result.get_asset_check_evaluations():
+        key = check.asset_key.path
+        if check.check_name == CHECK_NAME and key[0] == "ingest" and key[1] in outcomes:
+            failed = check.metadata.get("failed_snapshots")
+            outcomes[key[1]]["snapshots_failed"] = len(failed.value) if failed else 0
+    return outcomes
+
+
+def _print_summary(paths: Paths, result, out) -> None:
+    """What this run did to its sources, one line per outcome, not one per source: what was
+    fetched or read from the archive, what was loaded, refused or quarantined."""
     con = db.connect(paths.db_path)
     try:
         db.ensure_raw_schema(con)
@@ -157,17 +181,20 @@ def _print_summary(paths: Paths, run_id: str, out) -> None:
                    any_value(fetch_error) filter (where fetch_error is not null)
             from raw.source_runs where run_id = ? group by 1 order by 1
             """,
-            [run_id],
+            [result.run_id],
         ).fetchall()
-        validations = dict(
-            con.execute(
-                "select source, count(*) filter (where not success) from raw.snapshot_validations "
-                "group by 1"
-            ).fetchall()
-        )
     finally:
         con.close()
-    print(f"refresh {run_id}: {len(rows)} sources", file=out)
+    outcomes = _ingest_outcomes(result)
+    total = {k: sum(o.get(k, 0) for o in outcomes.values())
+             for k in ("snapshots_loaded", "rows_loaded", "rows_quarantined")}  # fmt: skip
+    done = (
+        f"{total['snapshots_loaded']:,} snapshots loaded ({total['rows_loaded']:,} rows), "
+        f"{total['rows_quarantined']:,} rows quarantined"
+        if total["snapshots_loaded"]
+        else "nothing new to load"
+    )
+    print(f"refresh {result.run_id}: {len(outcomes)} sources; {done}", file=out)
 
     def names(label: str, sources: list[str]) -> None:
         if sources:
@@ -186,10 +213,20 @@ def _print_summary(paths: Paths, run_id: str, out) -> None:
         reasons = sorted({_reason(error) for *_, error in failed})
         more = f" and {len(reasons) - 1} more reasons" if len(reasons) > 1 else ""
         print(f"    e.g. {reasons[0]}{more} (gpuledger sources)", file=out)
-    for source, *_ in rows:
-        if validations.get(source):
-            print(f"  {source}: {validations[source]} snapshot(s) failed validation, kept out of "
-                  "the marts", file=out)  # fmt: skip
+    # benchmark files, package data, imported quotes, pages with no URL configured
+    fetched = {s for s, *_ in rows}
+    names("no page to fetch: files and archive only", sorted(set(outcomes) - fetched))
+    refused = {s: o["snapshots_failed"] for s, o in outcomes.items() if o.get("snapshots_failed")}
+    if refused:
+        counts = ", ".join(f"{s} {n}" for s, n in sorted(refused.items()))
+        print(f"  snapshots refused by their checks, kept out of the marts: {counts} "
+              "(gpuledger sources)", file=out)  # fmt: skip
+    quarantined = {s: o["rows_quarantined"] for s, o in outcomes.items() if o["rows_quarantined"]}
+    if quarantined:
+        by_count = sorted(quarantined.items(), key=lambda item: (-item[1], item[0]))
+        text = ("  rows quarantined, each with its reason in raw.quarantine: "
+                + ", ".join(f"{s} {n:,}" for s, n in by_count))  # fmt: skip
+        print(textwrap.fill(text, width=100, subsequent_indent="    "), file=out)
 
 
 def _reason(error: str | None) -> str:

