@@ -260,6 +260,11 @@ def test_rank_and_explain_on_the_cli(demo):
     explained = gpuledger(paths, "explain", "--workload", "assistant-405b",
                           "--gpu", "nvidia-h100-sxm-80gb", "--date", str(DAY))  # fmt: skip
     text = explained.stdout
+    # the seed's lengths as whole numbers, its empty SLO columns as no SLO (not "none ms")
+    assert (
+        "class: llama-3.1-405b (405.9 B parameters, fp8), 2048 in / 2048 out tokens, "
+        "concurrency 32, no SLO, utilization 0.6,"
+    ) in text
     assert "gpus_needed = 8" in text and "median 56.946 per GPU x 8 = 455.565" in text
     assert "nvidia-throughput_test_ip2048_op2048_np32.json" in text
     assert "8 x 2.950000 / 0.6 + 0.5 = 39.833333 USD/h" in text

@@ -300,6 +300,10 @@ def test_rank_table_and_explain_for_your_workload(demo_build):
         "--pricing-models", "on_demand", "spot", "--gpu", "nvidia-h200-sxm-141gb",
     )  # fmt: skip
     assert explained.returncode == 0, explained.stderr
+    assert (
+        "class: llama-3.1-70b (70.6 B parameters, fp8), 3000 in / 400 out tokens, concurrency 24, "
+        "SLO p95 TTFT 800 ms, utilization 0.6,"
+    ) in explained.stdout
     # 70.6 B x 1 byte; KV: 80 layers x 2048 values x 2 bytes x 3400 tokens x 24 = 26.739 GB
     assert (
         "1 memory fit: weights 70.6 GB + KV cache 26.739 GB + 4.0 GB runtime per GPU; usable per "

@@ -334,14 +334,31 @@ def _largest_unit(cls: dict[str, Any]) -> str:
     return "1 GPU" if n == 1 else f"{n} GPUs"
 
 
+def _count(value) -> str:
+    """A length or concurrency as a whole number when it is one (the seed stores 1024.0)."""
+    return "-" if value is None else f"{value:g}"
+
+
+def _slo_text(c: dict[str, Any]) -> str:
+    """The class's latency targets as words: "SLO p95 TTFT 800 ms", "no SLO"."""
+    targets = [
+        f"{name} {value:g} ms"
+        for name, value in (
+            ("p95 TTFT", c["slo_p95_ttft_ms"]),
+            ("p99 end-to-end", c["slo_p99_e2e_ms"]),
+        )
+        if value
+    ]
+    return f"SLO {', '.join(targets)}" if targets else "no SLO"
+
+
 def render_explain(x: dict[str, Any]) -> str:
     c, f, e, o = x["class"], x["memory_fit"], x["evidence"], x["best_offer"]
     out = [f"{x['workload']} x {x['gpu_id']} on {x['day']}"]
     out.append(
         f"class: {c['model_ref']} ({c['params_b']} B parameters, {c['precision']}), "
-        f"{c['input_len'] or '-'} in / {c['output_len'] or '-'} out tokens, concurrency "
-        f"{c['concurrency']}, SLO p95 TTFT {c['slo_p95_ttft_ms'] or 'none'} ms, p99 end-to-end "
-        f"{c['slo_p99_e2e_ms'] or 'none'} ms, utilization {c['target_utilization']}, overhead "
+        f"{_count(c['input_len'])} in / {_count(c['output_len'])} out tokens, concurrency "
+        f"{_count(c['concurrency'])}, {_slo_text(c)}, utilization {c['target_utilization']}, overhead "
         f"{c['overhead_usd_per_hour']} USD/h, quality pass rate {c['quality_pass_rate']}"
     )
     n = f["gpus_needed"]
