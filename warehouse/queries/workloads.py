@@ -358,8 +358,8 @@ def render_explain(x: dict[str, Any]) -> str:
     out.append(
         f"class: {c['model_ref']} ({c['params_b']} B parameters, {c['precision']}), "
         f"{_count(c['input_len'])} in / {_count(c['output_len'])} out tokens, concurrency "
-        f"{_count(c['concurrency'])}, {_slo_text(c)}, utilization {c['target_utilization']}, overhead "
-        f"{c['overhead_usd_per_hour']} USD/h, quality pass rate {c['quality_pass_rate']}"
+        f"{_count(c['concurrency'])}, {_slo_text(c)}, utilization {c['target_utilization']}, "
+        f"overhead {c['overhead_usd_per_hour']} USD/h, quality pass rate {c['quality_pass_rate']}"
     )
     n = f["gpus_needed"]
     out.append(
