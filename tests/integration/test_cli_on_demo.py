@@ -255,6 +255,7 @@ def test_rank_and_explain_on_the_cli(demo):
     assert [r["gpu_rank"] for r in result["gpus"]] == list(range(1, len(result["gpus"]) + 1))
     table = gpuledger(paths, "rank", "--workload", "assistant-405b", "--date", str(DAY))
     assert "nvidia-h100-sxm-80gb" in table.stdout and "measured" in table.stdout
+    assert "SLO UNCHECKED" not in table.stdout  # the class sets no latency target
     csv_out = gpuledger(paths, "rank", "--workload", "chat-8b", "--format", "csv")
     assert csv_out.stdout.splitlines()[0].startswith("gpu_rank,gpu_id,provider")
     explained = gpuledger(paths, "explain", "--workload", "assistant-405b",

@@ -293,6 +293,14 @@ def test_rank_table_and_explain_for_your_workload(demo_build):
     first = lines[lines.index(header) + 2].split()
     assert first[:2] == ["1", "nvidia-h200-sxm-141gb"] and "calibrated" in first
     assert any(line.startswith("cheapest model API: openrouter/") for line in lines)
+    # no run near 3,000/400 tokens at 24 at once reports its latency: the TTFT target asked for
+    # is checked on none of the GPUs shown, and the table says so once, not only row by row
+    shown = lines[lines.index(header) + 2 : lines.index(header) + 5]
+    assert all("SLO unchecked" in line for line in shown)
+    assert (
+        "SLO UNCHECKED on every GPU shown: no run near this workload reports its latency, so the "
+        "order above ignores the latency target (see `gpuledger explain`)"
+    ) in lines
 
     explained = gpuledger(
         home, "explain", "--model", "llama-3.1-70b", "--input", "3000", "--output", "400",

@@ -183,6 +183,11 @@ def render_workload_ranking(
             "TIED WITHIN EVIDENCE: rank 1's p10-p90 cost interval reaches rank 2's; the evidence "
             "does not tell them apart (see `gpuledger explain`)"
         )
+    if rows and all(r["slo_status"] == "unknown" for r in rows):
+        lines.append(
+            "SLO UNCHECKED on every GPU shown: no run near this workload reports its latency, so "
+            "the order above ignores the latency target (see `gpuledger explain`)"
+        )
     if result.get("gpus_hidden"):
         lines.append(
             f"{result['gpus_hidden']} GPU(s) with evidence weaker than {result['min_evidence']} "
