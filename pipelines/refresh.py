@@ -144,6 +144,9 @@ def _why(event, limit: int = 1200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+WIDTH = 140  # the summary's lines, as wide as the first screen's tables below them (120-145)
+
+
 def _ingest_outcomes(result) -> dict[str, dict[str, int]]:
     """What this run's ingest did per source, from the run's own events (the ingest assets'
     materializations and their validation checks): snapshots loaded, rows loaded and
@@ -199,7 +202,7 @@ def _print_summary(paths: Paths, result, out) -> None:
     def names(label: str, sources: list[str]) -> None:
         if sources:
             text = f"  {label} ({len(sources)}): {', '.join(sources)}"
-            print(textwrap.fill(text, width=100, subsequent_indent="    "), file=out)
+            print(textwrap.fill(text, width=WIDTH, subsequent_indent="    "), file=out)
 
     names("fetched live", [s for s, ok, *_ in rows if ok])
     archived = [s for s, _, _, used_archive, _ in rows if used_archive]
@@ -226,7 +229,7 @@ def _print_summary(paths: Paths, result, out) -> None:
         by_count = sorted(quarantined.items(), key=lambda item: (-item[1], item[0]))
         text = ("  rows quarantined, each with its reason in raw.quarantine: "
                 + ", ".join(f"{s} {n:,}" for s, n in by_count))  # fmt: skip
-        print(textwrap.fill(text, width=100, subsequent_indent="    "), file=out)
+        print(textwrap.fill(text, width=WIDTH, subsequent_indent="    "), file=out)
 
 
 def _reason(error: str | None) -> str:

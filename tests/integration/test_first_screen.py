@@ -50,6 +50,24 @@ def test_refresh_ends_with_one_covered_day_on_one_screen(demo_copy):
         if line.split()[:1] and line.split()[0] in classes
     ]
     assert leaders == classes
+    # a leader whose latency target no run could check says so on its line (8 of 13 that day)
+    unchecked = {
+        c
+        for (c,) in query(
+            demo_copy,
+            "select workload_class from marts.fct_gpu_rankings_daily "
+            "where day = ? and gpu_rank = 1 and slo_status = 'unknown'",
+            [SHOWN],
+        )
+    }
+    assert len(unchecked) == 8 and "chat-70b-latency" in unchecked
+    assert "assistant-405b" not in unchecked  # it sets no latency target
+    flagged = {
+        line.split()[0]
+        for line in done.stdout.splitlines()
+        if line.split()[:1] and line.split()[0] in classes and "SLO unchecked" in line
+    }
+    assert flagged == unchecked
     shown = query(
         demo_copy,
         "select n_providers_fresh, n_providers_recent from marts.fct_coverage_daily where day = ?",

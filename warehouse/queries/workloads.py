@@ -547,7 +547,7 @@ def leaders(not_after: date | None = None) -> dict[str, Any]:
                 con,
                 """select r.workload_class, r.day, r.gpu_id, r.provider, r.offer_id,
                           r.pricing_model, r.gpus_needed, r.evidence, r.cost_per_accepted_output,
-                          r.cost_per_1m_accepted_tokens, r.output_unit, r.is_stale,
+                          r.cost_per_1m_accepted_tokens, r.output_unit, r.is_stale, r.slo_status,
                           (select min(a.cost_per_accepted_output)
                            from marts.fct_gpu_rankings_daily as a
                            where a.workload_class = r.workload_class and a.day = r.day
@@ -572,6 +572,9 @@ def leaders(not_after: date | None = None) -> dict[str, Any]:
     return {"day": day, "rows": rows, "coverage": coverage}
 
 
+_LEADER_SLO = {"unknown": "SLO unchecked", "estimated_met": "SLO met, estimated"}
+
+
 def render_leaders(result: dict[str, Any]) -> str:
     lines = [f"Cheapest GPU per accepted output on {result['day']}, per workload class (USD):"]
     lines.append(
@@ -590,6 +593,8 @@ def render_leaders(result: dict[str, Any]) -> str:
         note = [why[r["calibration_source"]]] if r["evidence"] == "estimated" and r.get(
             "calibration_source") in why else []  # fmt: skip
         note += ["stale"] if r["is_stale"] else []
+        # the class's latency target, when the evidence could not check it or only estimated it
+        note += [_LEADER_SLO[r["slo_status"]]] if r.get("slo_status") in _LEADER_SLO else []
         note += ["tied within evidence"] if r.get("is_tied_within_evidence") else []
         line = (
             f"{r['workload_class']:24s} {r['gpu_id']:31s} "
