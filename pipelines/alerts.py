@@ -96,6 +96,13 @@ def message_of(a: dict[str, Any]) -> str:
                 "; WITHIN THE EVIDENCE'S UNCERTAINTY: the old and new leader's p10-p90 costs "
                 "overlap, so the change may not be real"
             )
+        if a.get("new_slo_status") == "unknown":  # the class has a latency target
+            text += (
+                "; SLO UNCHECKED: no run near the class reports the new leader's latency, so "
+                "nothing shows it meets the class's latency target"
+            )
+        elif a.get("new_slo_status") == "estimated_met":
+            text += "; the new leader meets the class's latency target by estimate only"
         if a.get("is_low_coverage"):  # few providers priced that day: the change may not hold
             text += (
                 f"; LOW COVERAGE that day: {a.get('providers_fresh') or 0} of "

@@ -366,6 +366,27 @@ def test_a_rank_change_has_its_leaders_and_cause(demo):
     # CoreWeave's A100 PCIe arrives at the A100 SXM's price and throughput estimate: a tie, broken
     # by gpu_id, is a change of 0 % (what the alert threshold is for)
     assert tie == [("nvidia-a100-sxm-40gb", "nvidia-a100-pcie-40gb", "new_offer", 0.0)]
+    # whether the new leader meets its class's latency target is its ranking row's status:
+    # unknown for a class with a target that no run near it could check, none with no target
+    statuses = query(
+        paths,
+        """select c.new_slo_status, r.slo_status, count(*)
+           from marts.fct_rank_changes as c
+           inner join marts.fct_gpu_rankings_daily as r
+               on r.workload_class = c.workload_class and r.day = c.day and r.gpu_rank = 1
+           group by all order by 1""",
+    )
+    assert statuses == [("none", "none", 18), ("unknown", "unknown", 26)]
+    # and the alert on such a leader says so (recorded: the last 7 days before the as-of day)
+    message = query(
+        paths,
+        """select message from ops.alerts
+           where workload_class = 'chat-70b-latency' and day = date '2026-08-21'""",
+    )[0][0]
+    assert message.endswith(
+        "; SLO UNCHECKED: no run near the class reports the new leader's latency, so nothing "
+        "shows it meets the class's latency target"
+    )
 
 
 def test_changing_one_class_setting_changes_exactly_its_numbers(demo, tmp_path):

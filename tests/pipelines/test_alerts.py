@@ -190,3 +190,32 @@ def test_a_change_within_the_evidences_uncertainty_says_so(con):
         "so the change may not be real"
     )
     assert "UNCERTAINTY" not in got["chat-8b|2026-01-01|old"]
+
+
+def test_a_new_leader_whose_latency_was_not_checked_says_so(con):
+    """fct_alert_candidates carries the new leader's slo_status (fct_rank_changes): a class with a
+    latency target whose new leader no run could check says so; one with no target, or a leader
+    checked against it, says nothing; an estimate says it is one."""
+    con.execute(
+        """alter table marts.fct_alert_candidates add column new_slo_status varchar;
+           update marts.fct_alert_candidates set new_slo_status = 'unknown'
+               where workload_class = 'chat-70b';
+           update marts.fct_alert_candidates set new_slo_status = 'none'
+               where alert_key = 'chat-8b|2026-01-01|old';"""
+    )
+    alerts.sync(con, date(2026, 3, 14), start=date(2025, 12, 1))
+    got = dict(con.execute("select alert_key, message from ops.alerts").fetchall())
+    assert got["chat-70b|2026-03-13|nvidia-h100-sxm-80gb"].endswith(
+        "; SLO UNCHECKED: no run near the class reports the new leader's latency, so nothing "
+        "shows it meets the class's latency target"
+    )
+    assert "SLO" not in got["chat-8b|2026-01-01|old"]
+    payload = con.execute(
+        "select payload from ops.alerts where workload_class = 'chat-70b'"
+    ).fetchall()[0][0]
+    assert json.loads(payload)["new_slo_status"] == "unknown"  # what the webhook and file carry
+    con.execute("update marts.fct_alert_candidates set new_slo_status = 'estimated_met'")
+    cur = con.execute("select * from marts.fct_alert_candidates where workload_class = 'chat-70b'")
+    candidate = dict(zip([d[0] for d in cur.description], cur.fetchall()[0], strict=True))
+    estimated = alerts.message_of(candidate)
+    assert estimated.endswith("; the new leader meets the class's latency target by estimate only")

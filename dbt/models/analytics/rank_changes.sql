@@ -15,6 +15,7 @@ select
     new_provider,
     new_cost_per_accepted_output,
     new_evidence,
+    new_slo_status,
     output_unit,
     round(100 * change_pct, 2) as change_pct,
     source as failed_source,

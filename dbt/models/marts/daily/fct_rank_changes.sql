@@ -8,6 +8,7 @@
 --                   estimated, the runs used, or the figure);
 --   price_change:   otherwise: prices moved the order.
 -- is_within_uncertainty: the new and old leader's p10-p90 cost intervals overlap.
+-- new_slo_status: whether the new leader meets the class's latency target (fct_gpu_rankings_daily).
 -- The rank-1 rows the changes are found in: every day's in a full build; in an incremental one the
 -- window's, and per class its last one before the window (what the window's first ranked day is
 -- compared with, however long ago). Reading every day's leaders (the costs computed for each), a
@@ -107,6 +108,7 @@ select
     c.offer_id as new_offer_id,
     c.cost_per_accepted_output as new_cost_per_accepted_output,
     c.evidence as new_evidence,
+    c.slo_status as new_slo_status,
     c.output_unit,
     c.cost_per_accepted_output / c.prev_cost_per_accepted_output - 1 as change_pct,
     -- the new leader's p10-p90 cost interval overlaps the old leader's of the day before: the
