@@ -9,7 +9,8 @@ with the date each price started), in two forms that parse to the same rows:
    entries; a price is a number or `{"base": n, "tiers": [...]}`. Verified on a real excerpt of
    that file (tests/fixtures/model_api_prices, upstream commit 03c250d3).
 2. Offline and first run: the catalog installed with the package (pinned in constraints.txt),
-   written once into the archive as a JSON snapshot in gpuledger's own format:
+   written once into the archive as a JSON snapshot in gpuledger's own format, dated by its
+   newest price in force (seed_snapshot):
 
     {"format": "gpuledger.api_prices.v1", "origin": "genai-prices==0.2.3",
      "prices": [{"provider", "model_id", "model_name", "input_usd_per_mtok",
@@ -157,15 +158,28 @@ def catalog_rows() -> list[dict]:
     return rows
 
 
-def seed_snapshot() -> tuple[str, datetime, bytes]:
+def seed_snapshot(now: datetime | None = None) -> tuple[str, datetime, bytes]:
+    """The installed catalog as a snapshot, stamped with the start of its newest price already
+    in force at `now` (default: the clock).
+
+    The catalog carries no publication time, and it lists announced prices that start later.
+    It was made no earlier than its newest price in force, so that day is its stamp: the
+    earliest it can have been observed. Stamped with the time it was copied, a catalog months old
+    read as fresh in `gpuledger sources`. With no dated price in force, the copy's own time."""
     from importlib.metadata import version
 
+    now = now or datetime.now(UTC)
     origin = f"genai-prices=={version('genai-prices')}"
-    doc = {"format": FORMAT, "origin": origin, "prices": catalog_rows()}
+    rows = catalog_rows()
+    doc = {"format": FORMAT, "origin": origin, "prices": rows}
     content = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
-    # The catalog carries no publication time (it even lists announced future prices): the
-    # snapshot is stamped with when it was taken; each price's own valid_from dates it.
-    return f"package:{origin}", datetime.now(UTC), content
+    started = [
+        date.fromisoformat(r["valid_from"])
+        for r in rows
+        if r["valid_from"] and date.fromisoformat(r["valid_from"]) <= now.date()
+    ]
+    stamp = datetime.combine(max(started), datetime.min.time(), UTC) if started else now
+    return f"package:{origin}", stamp, content
 
 
 def parse(content: bytes, url: str, fetched_at: datetime) -> ParseResult:

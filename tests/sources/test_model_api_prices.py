@@ -34,6 +34,24 @@ def test_real_catalog_values():
     assert {p.currency for p in RESULT.api_prices} == {"USD"}
 
 
+def test_the_installed_catalog_is_dated_by_its_newest_price_in_force():
+    """Not by when it was copied: a catalog months old must not read as fresh."""
+    # genai-prices 0.2.3's newest start dates: 2026-11-09, 2026-12-01, then 2027-01-01 (announced)
+    assert model_api_prices.seed_snapshot(datetime(2026, 12, 7, 2, tzinfo=UTC))[1] == datetime(
+        2026, 12, 1, tzinfo=UTC
+    )
+    assert model_api_prices.seed_snapshot(datetime(2026, 11, 30, tzinfo=UTC))[1] == datetime(
+        2026, 11, 9, tzinfo=UTC
+    )
+    assert model_api_prices.seed_snapshot(datetime(2027, 3, 1, tzinfo=UTC))[1] == datetime(
+        2027, 1, 1, tzinfo=UTC
+    )
+    # before its first dated price, nothing dates it: the copy's own time
+    early = datetime(2025, 1, 1, 12, tzinfo=UTC)
+    assert model_api_prices.seed_snapshot(early)[1] == early
+    assert model_api_prices.seed_snapshot(early)[2] == CONTENT  # the same prices either way
+
+
 def test_price_history_and_tiers_are_kept():
     dated = [p for p in RESULT.api_prices if p.valid_from is not None]
     assert len(dated) > 100
