@@ -274,3 +274,44 @@ def test_rank_and_explain_on_the_cli(demo):
         unknown.returncode == 2
         and "known: agentic-coding-kimi-k2.5, assistant-405b" in unknown.stderr
     )
+
+
+def test_rank_and_explain_say_why_instead_of_an_empty_table(demo):
+    """A day a class has nothing ranked on is refused with its reason (no prices that day, or
+    no eligible offer), not printed as an empty table; a GPU name that is not a gpu_id gets the
+    ones it may mean, as `estimate` gives them."""
+    paths, _ = demo
+    first, last = query(
+        paths,
+        "select min(day), max(day) from marts.fct_gpu_rankings_daily "
+        "where workload_class = 'chat-70b'",
+    )[0]
+    assert first == date(2021, 4, 28)
+    no_prices = gpuledger(paths, "rank", "--workload", "chat-70b", "--date", "2020-01-01")
+    assert no_prices.returncode == 2 and no_prices.stdout == ""
+    assert no_prices.stderr.strip() == (
+        f"gpuledger rank: 2020-01-01 has no GPU prices; chat-70b is ranked on days from {first} "
+        f"to {last}"
+    )
+    # 2026-02-14 has 47 offers (quote_csv's of 02-11, carried as stale), none eligible for Kimi K2.5
+    offers, ranked = query(
+        paths,
+        """select (select count(*) from marts.fct_gpu_offers_daily where day = '2026-02-14'),
+                  (select count(*) from marts.fct_gpu_rankings_daily
+                   where day = '2026-02-14' and workload_class = 'agentic-coding-kimi-k2.5')""",
+    )[0]
+    assert (offers, ranked) == (47, 0)
+    none_eligible = gpuledger(
+        paths, "rank", "--workload", "agentic-coding-kimi-k2.5", "--date", "2026-02-14"
+    )
+    assert none_eligible.returncode == 2
+    assert none_eligible.stderr.startswith(
+        "gpuledger rank: no option is eligible for agentic-coding-kimi-k2.5 on 2026-02-14 "
+        "(memory fit, offers, evidence, SLO: see `gpuledger explain`)"
+    )
+    unknown = gpuledger(paths, "explain", "--workload", "chat-70b", "--gpu", "nvidia-h100")
+    assert unknown.returncode == 2
+    assert unknown.stderr.strip() == (
+        "gpuledger explain: no GPU 'nvidia-h100'; did you mean nvidia-h100-nvl-94gb, "
+        "nvidia-h100-pcie-80gb, nvidia-h100-sxm-80gb"
+    )

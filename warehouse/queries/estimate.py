@@ -87,6 +87,16 @@ def _resolve_model(con, name: str) -> dict[str, Any]:
     return dict(zip(keys, rows[0], strict=True))
 
 
+def unknown_gpu(con, name: str) -> NotFound:
+    """The error for a GPU name gpuledger does not know, with the gpu_ids it may mean."""
+    like = [r[0] for r in con.execute(
+        "select gpu_id from marts.dim_gpu where gpu_id like '%' || lower(?) || '%' order by 1",
+        [re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")],
+    ).fetchall()]  # fmt: skip
+    hint = f"; did you mean {', '.join(like)}" if like else " (see analytics.gpus)"
+    return NotFound(f"no GPU {name!r}{hint}")
+
+
 def _resolve_gpu(con, name: str) -> dict[str, Any]:
     rows = con.execute(
         """select g.gpu_id, g.vendor, g.family, g.memory_gb, g.architecture, g.interconnect,
@@ -96,12 +106,7 @@ def _resolve_gpu(con, name: str) -> dict[str, Any]:
         [name, name],
     ).fetchall()
     if not rows:
-        like = [r[0] for r in con.execute(
-            "select gpu_id from marts.dim_gpu where gpu_id like '%' || lower(?) || '%' order by 1",
-            [re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")],
-        ).fetchall()]  # fmt: skip
-        hint = f"; did you mean {', '.join(like)}" if like else " (see analytics.gpus)"
-        raise NotFound(f"no GPU {name!r}{hint}")
+        raise unknown_gpu(con, name)
     keys = ["gpu_id", "vendor", "family", "memory_gb", "architecture", "interconnect",
             "memory_bandwidth_gb_s", "fp16_tflops", "fp8_tflops"]  # fmt: skip
     return dict(zip(keys, rows[0], strict=True))

@@ -15,6 +15,7 @@ import duckdb
 
 from warehouse.queries import NotFound, WarehouseMissing, connect_published, short_run_key
 from warehouse.queries.coverage import shown_day
+from warehouse.queries.estimate import unknown_gpu
 from warehouse.units import cost_scale, money, scaled
 
 
@@ -55,6 +56,30 @@ def _day(con, workload: str, day: date | None) -> date:
     return newest
 
 
+def _check_ranked(con, workload: str, day: date) -> None:
+    """A day the class has no option ranked on is refused with the reason, not shown empty:
+    the day has no GPU prices, or none of its offers is eligible for the class."""
+    if con.execute(
+        "select count(*) from marts.fct_gpu_rankings_daily where workload_class = ? and day = ?",
+        [workload, day],
+    ).fetchone()[0]:
+        return
+    first, last = con.execute(
+        "select min(day), max(day) from marts.fct_gpu_rankings_daily where workload_class = ?",
+        [workload],
+    ).fetchone()
+    ranked = f"{workload} is ranked on days from {first} to {last}" if first else (
+        f"{workload} has no ranked day yet")  # fmt: skip
+    if not con.execute(
+        "select count(*) from marts.fct_gpu_offers_daily where day = ?", [day]
+    ).fetchone()[0]:
+        raise NotFound(f"{day} has no GPU prices; {ranked}")
+    raise NotFound(
+        f"no option is eligible for {workload} on {day} (memory fit, offers, evidence, SLO: "
+        f"see `gpuledger explain`); {ranked}"
+    )
+
+
 GRADES = {"measured": 3, "calibrated": 2, "estimated": 1}
 
 
@@ -67,6 +92,7 @@ def workload_ranking(
             _check_class(con, workload)
             coverage = shown_day(con) if day is None else None  # the default day, and why
             day = _day(con, workload, day)
+            _check_ranked(con, workload, day)
         except duckdb.CatalogException as exc:
             raise WarehouseMissing(f"the warehouse has no rankings yet ({exc})") from exc
         gpus = _rows(
@@ -278,7 +304,7 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
             [workload, gpu_id],
         )
         if not fit:
-            raise NotFound(f"no GPU {gpu_id!r} in dim_gpu")
+            raise unknown_gpu(con, gpu_id)
         evidence = _rows(
             con,
             """select * from marts.fct_throughput_evidence
