@@ -146,7 +146,8 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
            group by all order by p.gpu_id, usd_per_gpu_hour""",
     )
     alert_columns = """day, workload_class, alert_kind, cause, old_gpu_id, old_provider,
-                       new_gpu_id, new_provider, change_pct, is_within_uncertainty, failed_source"""
+                       new_gpu_id, new_provider, change_pct, is_within_uncertainty,
+                       new_slo_status, failed_source"""
     alerts = _df(
         con,
         f"""select {alert_columns}
@@ -327,6 +328,8 @@ _WORDS = {
     "workload_class": "class", "alert_kind": "kind", "old_gpu_id": "previous GPU",
     "old_provider": "previous provider", "new_gpu_id": "new GPU", "new_provider": "new provider",
     "change_pct": "change (%)", "failed_source": "failed source",
+    "is_within_uncertainty": "within the evidence's uncertainty",
+    "new_slo_status": "new leader's SLO",
     "newest_accepted_at": "newest accepted capture", "days_since_newest": "days since",
     "keeps_data": "kept until replaced", "is_stale": "stale", "is_down": "down",
     "n_fetch_failures": "failed fetches",
@@ -383,6 +386,8 @@ def _cell(value) -> str:
         return value.strftime("%Y-%m-%d" if value == value.normalize() else "%Y-%m-%d %H:%M")
     if isinstance(value, float):
         return f"{value:.6g}"
+    if isinstance(value, bool):  # numpy's bool_ too
+        return "yes" if value else "no"
     return str(value)
 
 
@@ -409,13 +414,25 @@ def _vega_bundle(cache_dir: Path) -> str:
     return bundle
 
 
+def _source_states(health: pd.DataFrame) -> str:
+    """The sources by state, as `gpuledger sources` names them: down, stale, kept (specs or runs,
+    used until replaced), ok; each source in one state."""
+    if health.empty:
+        return "none yet"
+    down = health["is_down"].astype(bool)
+    stale = health["is_stale"].astype(bool) & ~down
+    kept = health["keeps_data"].astype(bool) & ~down & ~stale
+    counts = {"ok": int((~down & ~stale & ~kept).sum()), "stale": int(stale.sum()),
+              "down": int(down.sum()), "kept": int(kept.sum())}  # fmt: skip
+    return ", ".join(f"{n} {state}" for state, n in counts.items() if n)
+
+
 def _page(data: dict, charts: dict[str, alt.TopLevelMixin], pub: dict, cache_dir: Path) -> str:
     specs = {name: chart.to_dict() for name, chart in charts.items()}
     day = data["day"]
     today_alerts = data["day_alerts"]
     blocks = "".join(f"<section><div class='chart' id='{name}'></div></section>" for name in specs)
-    stale = int(data["health"]["is_stale"].sum()) if not data["health"].empty else 0
-    down = int(data["health"]["is_down"].sum()) if not data["health"].empty else 0
+    sources = _source_states(data["health"])
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -436,7 +453,7 @@ th {{ background: #f4f4f4; }} section {{ margin: 1.5em 0; }} .empty {{ color: #6
 <p class="meta">{html.escape(coverage.describe(data["shown"]))}</p>
 <p class="meta">Today: {html.escape(str(day))} &middot; published
 {html.escape(str(pub.get("published_at", "?")))} (run {html.escape(str(pub.get("run_id", "?")))})
-&middot; sources stale: {stale}, down: {down}</p>
+&middot; sources: {html.escape(sources)}</p>
 <h2>Leaders today</h2>
 {_table(_readable_leaders(data["today"]), "No class is ranked yet.")}
 <h2>Alerts on {html.escape(str(day))}</h2>

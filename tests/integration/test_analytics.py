@@ -323,6 +323,38 @@ def test_report_draws_its_charts_in_headless_chromium(home):
         home, "select count(*) from analytics.rank_changes where day = ?", [shown]
     )
     assert listed == on_day[0][0] == 8
+    # in words, with whether each new leader was checked against its class's latency target
+    alert_rows = [
+        [td.get_text() for td in tr.find_all(["th", "td"])]
+        for tr in heading.find_next("table").find_all("tr")
+    ]
+    header = alert_rows[0]
+    assert "within the evidence's uncertainty" in header and "is_within_uncertainty" not in header
+    shown_slo = {
+        r[header.index("class")]: r[header.index("new leader's SLO")] for r in alert_rows[1:]
+    }
+    assert shown_slo == dict(
+        published_rows(
+            home,
+            "select workload_class, new_slo_status from analytics.rank_changes where day = ?",
+            [shown],
+        )
+    )
+    assert {r[header.index("within the evidence's uncertainty")] for r in alert_rows[1:]} <= {
+        "yes",
+        "no",
+    }
+    # the sources by state, each in one, as `gpuledger sources` names them
+    states = published_rows(
+        home,
+        """select count(*) filter (where not is_down and not is_stale and not keeps_data),
+                  count(*) filter (where is_stale and not is_down),
+                  count(*) filter (where is_down),
+                  count(*) filter (where keeps_data and not is_down and not is_stale)
+           from analytics.source_health""",
+    )[0]
+    assert states == (1, 4, 5, 2)
+    assert "sources: 1 ok, 4 stale, 5 down, 2 kept" in soup.get_text()
     leaders_table = soup.find("table")
     assert "chat-70b" in leaders_table.get_text()
     # each leader says what it rests on; lora-finetune-8b's, that no training run exists
