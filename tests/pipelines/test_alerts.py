@@ -172,19 +172,26 @@ def test_sinks_come_from_the_environment(monkeypatch, tmp_path):
         alerts.configured_sinks(tmp_path, logging.getLogger("t"))
 
 
+def messages_with(con, column: str, chat70b: str, old: str) -> dict[str, str]:
+    """The alerts' messages once the candidates carry `column` (a name and type), set to
+    `chat70b` on chat-70b's change and to `old` on chat-8b's old one."""
+    name = column.split()[0]
+    con.execute(
+        f"""alter table marts.fct_alert_candidates add column {column};
+            update marts.fct_alert_candidates set {name} = {chat70b}
+                where workload_class = 'chat-70b';
+            update marts.fct_alert_candidates set {name} = {old}
+                where alert_key = 'chat-8b|2026-01-01|old';"""
+    )
+    alerts.sync(con, date(2026, 3, 14), start=date(2025, 12, 1))
+    return dict(con.execute("select alert_key, message from ops.alerts").fetchall())
+
+
 def test_a_change_within_the_evidences_uncertainty_says_so(con):
     """fct_alert_candidates carries is_within_uncertainty (fct_rank_changes: the old and new
     leader's p10-p90 costs overlap): such a change says it may not be real; one whose intervals
     are apart does not."""
-    con.execute(
-        """alter table marts.fct_alert_candidates add column is_within_uncertainty boolean;
-           update marts.fct_alert_candidates set is_within_uncertainty = true
-               where workload_class = 'chat-70b';
-           update marts.fct_alert_candidates set is_within_uncertainty = false
-               where alert_key = 'chat-8b|2026-01-01|old';"""
-    )
-    alerts.sync(con, date(2026, 3, 14), start=date(2025, 12, 1))
-    got = dict(con.execute("select alert_key, message from ops.alerts").fetchall())
+    got = messages_with(con, "is_within_uncertainty boolean", "true", "false")
     assert got["chat-70b|2026-03-13|nvidia-h100-sxm-80gb"].endswith(
         "; WITHIN THE EVIDENCE'S UNCERTAINTY: the old and new leader's p10-p90 costs overlap, "
         "so the change may not be real"
@@ -196,15 +203,7 @@ def test_a_new_leader_whose_latency_was_not_checked_says_so(con):
     """fct_alert_candidates carries the new leader's slo_status (fct_rank_changes): a class with a
     latency target whose new leader no run could check says so; one with no target, or a leader
     checked against it, says nothing; an estimate says it is one."""
-    con.execute(
-        """alter table marts.fct_alert_candidates add column new_slo_status varchar;
-           update marts.fct_alert_candidates set new_slo_status = 'unknown'
-               where workload_class = 'chat-70b';
-           update marts.fct_alert_candidates set new_slo_status = 'none'
-               where alert_key = 'chat-8b|2026-01-01|old';"""
-    )
-    alerts.sync(con, date(2026, 3, 14), start=date(2025, 12, 1))
-    got = dict(con.execute("select alert_key, message from ops.alerts").fetchall())
+    got = messages_with(con, "new_slo_status varchar", "'unknown'", "'none'")
     assert got["chat-70b|2026-03-13|nvidia-h100-sxm-80gb"].endswith(
         "; SLO UNCHECKED: no run near the class reports the new leader's latency, so nothing "
         "shows it meets the class's latency target"
