@@ -164,7 +164,12 @@ def _ingest_outcomes(result) -> dict[str, dict[str, int]]:
             }
     for check in result.get_asset_check_evaluations():
         key = check.asset_key.path
-        if check.check_name == CHECK_NAME and key[0] == "ingest" and key[1] in outcomes:
+        if (
+            check.check_name == CHECK_NAME
+            and len(key) == 2
+            and key[0] == "ingest"
+            and key[1] in outcomes
+        ):
             failed = check.metadata.get("failed_snapshots")
             outcomes[key[1]]["snapshots_failed"] = len(failed.value) if failed else 0
     return outcomes

@@ -386,7 +386,7 @@ def _cell(value) -> str:
         return value.strftime("%Y-%m-%d" if value == value.normalize() else "%Y-%m-%d %H:%M")
     if isinstance(value, float):
         return f"{value:.6g}"
-    if isinstance(value, bool):  # numpy's bool_ too
+    if isinstance(value, bool):  # itertuples gives Python's bool, also for a bool column
         return "yes" if value else "no"
     return str(value)
 

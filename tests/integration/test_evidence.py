@@ -288,6 +288,19 @@ def test_rank_min_evidence_and_explain_show_grade_and_runs(demo):
     result = json.loads(done.stdout)
     assert {g["evidence"] for g in result["gpus"]} <= {"measured", "calibrated"}
     assert result["gpus_hidden"] == 5 and len(result["gpus"]) == 13
+    # no GPU of chat-70b is measured: the table is empty, its unit still said (the class's, read
+    # from its model API's row), and so is the model API's
+    table = gpuledger(demo, "rank", "--workload", "chat-70b", "--date", str(DEMO_DAY),
+                      "--min-evidence", "measured").stdout.splitlines()  # fmt: skip
+    header = next(i for i, line in enumerate(table) if line.startswith("chat-70b on "))
+    assert table[header].endswith(": GPUs by cost per accepted output, in USD per 1,000 requests")
+    assert (
+        table[header + 2] == "18 GPU(s) with evidence weaker than measured hidden (--min-evidence)"
+    )
+    assert re.fullmatch(
+        r"cheapest model API: openrouter/\S+ at [\d.]+ USD per 1,000 requests \(overall rank 1\)",
+        table[header + 3],
+    )
     text = gpuledger(demo, "explain", "--workload", "chat-70b", "--gpu", "nvidia-rtx-4090-24gb",
                      "--date", str(DEMO_DAY)).stdout  # fmt: skip
     # 8 PCIe cards: 0.7 per doubling = 0.343; calibrated by batch-1 runs, far from the class

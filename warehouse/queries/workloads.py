@@ -127,7 +127,7 @@ def workload_ranking(
         apis = _rows(
             con,
             """select option_rank, provider, offer_id as model_id, cost_per_1m_accepted_tokens,
-                      cost_per_accepted_output, tokens_per_dollar
+                      cost_per_accepted_output, tokens_per_dollar, output_unit
                from marts.fct_gpu_rankings_daily
                where workload_class = ? and day = ? and option_kind = 'model_api'
                order by option_rank limit 5""",
@@ -165,8 +165,9 @@ def render_workload_ranking(
             writer.writeheader()
             writer.writerows(rows)
         return out.getvalue()
-    unit = rows[0]["output_unit"] if rows else ""
     apis = result["model_apis"][:1]
+    # the class's unit: its GPUs', or its model API's when --min-evidence hides every GPU
+    unit = next((r["output_unit"] for r in rows + apis), "")
     factor, label = cost_scale(
         [r["cost_per_accepted_output"] for r in rows]
         + [a["cost_per_accepted_output"] for a in apis],
