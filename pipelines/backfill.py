@@ -90,7 +90,7 @@ def demo(
     said over its capture dates: each class's leader now, and the alerts of the whole period."""
     from pipelines.alerts import list_alerts
     from warehouse.queries.coverage import describe
-    from warehouse.queries.workloads import leaders, render_leaders
+    from warehouse.queries.leaders import leaders, render_leaders
 
     home = home or Path(tempfile.mkdtemp(prefix="gpuledger-demo-"))
     paths = Paths(home.resolve())  # dbt reads the path as given

@@ -27,7 +27,7 @@ def print_first_screen(as_of: date, pricing_model: str = "on_demand") -> int:
     """The day shown and its coverage, the GPU price ranking and each class's leader, all of
     that one day (warehouse/queries/coverage.py)."""
     from warehouse.queries import WarehouseMissing
-    from warehouse.queries.workloads import leaders, render_leaders
+    from warehouse.queries.leaders import leaders, render_leaders
 
     code = cmd_rank(
         argparse.Namespace(

@@ -1,6 +1,7 @@
 """The read queries behind the CLI's `rank`, `explain` and `sources`: `prices` (GPUs by USD per
-GPU-hour, source health) and `workloads` (cost per accepted output per class, the calculation
-behind one cell, each class's leader). They read the published copy only and never import Dagster.
+GPU-hour, source health), `workloads` (cost per accepted output per class, the calculation
+behind one cell) and `leaders` (each class's leader). They read the published copy only and
+never import Dagster.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""`gpuledger rank --workload`, `gpuledger explain` and the class leaders `refresh` ends with.
+"""`gpuledger rank --workload` and `gpuledger explain` (the class leaders `refresh` ends with:
+warehouse/queries/leaders.py).
 
 Both read the marts only (fct_gpu_rankings_daily, fct_workload_costs_daily,
 fct_throughput_evidence, int_workload_memory_fit, fct_benchmark_runs, the seeds); no Dagster.
@@ -19,7 +20,8 @@ from warehouse.queries.estimate import unknown_gpu
 from warehouse.units import cost_scale, money, scaled
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
+def rows_of(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
+    """A query's rows as dicts by column name."""
     cur = con.execute(sql, params or [])
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
@@ -95,7 +97,7 @@ def workload_ranking(
             _check_ranked(con, workload, day)
         except duckdb.CatalogException as exc:
             raise WarehouseMissing(f"the warehouse has no rankings yet ({exc})") from exc
-        gpus = _rows(
+        gpus = rows_of(
             con,
             """select gpu_rank, gpu_id, provider, offer_id, region, pricing_model,
                       price_usd_per_gpu_hour, gpus_needed, evidence, runs_used,
@@ -124,7 +126,7 @@ def workload_ranking(
             floor = GRADES[min_evidence]
             kept = [g for g in gpus if GRADES.get(g["evidence"], 0) >= floor]
             hidden, gpus = len(gpus) - len(kept), kept
-        apis = _rows(
+        apis = rows_of(
             con,
             """select option_rank, provider, offer_id as model_id, cost_per_1m_accepted_tokens,
                       cost_per_accepted_output, tokens_per_dollar, output_unit
@@ -248,7 +250,7 @@ def cell_sources(
     which of the two ranks), the calibration's nearest runs, and the measured runs used."""
     competing = []
     if best_offer and best_offer["option_kind"] == "gpu_offer":
-        competing = _rows(
+        competing = rows_of(
             con,
             """select * from marts.fct_price_disagreements
                where day = ? and ((source_a = ? and offer_key_a = ?)
@@ -258,7 +260,7 @@ def cell_sources(
         )
     calibration_runs = []
     if evidence.get("calibration_nearest_runs"):
-        calibration_runs = _rows(
+        calibration_runs = rows_of(
             con,
             """select run_key, file_path, model_id, precision, gpu_id, gpu_count, batch,
                       input_len, output_len, measured_tokens_per_s, predicted_tokens_per_s,
@@ -270,7 +272,7 @@ def cell_sources(
         )
     runs = []
     if evidence.get("runs_used"):
-        runs = _rows(
+        runs = rows_of(
             con,
             """select run_key, file_path, format, model_id, precision, gpu_name_raw, gpu_count,
                       hardware_source, input_len, output_len, concurrency,
@@ -289,7 +291,7 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
     try:
         _check_class(con, workload)
         day = _day(con, workload, day)
-        cls = _rows(
+        cls = rows_of(
             con,
             """select c.*, m.params_b, m.active_params_b, m.is_moe, m.layers, m.kv_heads,
                       m.head_dim
@@ -298,7 +300,7 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
                where workload_class = ?""",
             [workload],
         )[0]
-        fit = _rows(
+        fit = rows_of(
             con,
             "select * from intermediate.int_workload_memory_fit "
             "where workload_class = ? and gpu_id = ?",
@@ -306,14 +308,14 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
         )
         if not fit:
             raise unknown_gpu(con, gpu_id)
-        evidence = _rows(
+        evidence = rows_of(
             con,
             """select * from marts.fct_throughput_evidence
                where workload_class = ? and gpu_id = ? and evidence_from <= ?
                  and (evidence_until is null or ? < evidence_until)""",
             [workload, gpu_id, day, day],
         )[0]
-        offers = _rows(
+        offers = rows_of(
             con,
             """select c.*, o.price_per_hour as instance_price_per_hour, o.gpu_count as instance_gpus
                from marts.fct_workload_costs_daily as c
@@ -329,7 +331,7 @@ def explain(workload: str, gpu_id: str, day: date | None = None) -> dict[str, An
                where workload_class = ? and day = ? and gpu_id = ? and gpu_rank is not null""",
             [workload, day, gpu_id],
         ).fetchone()
-        leader = _rows(
+        leader = rows_of(
             con,
             """select gpu_id, runner_up_gpu_id, is_tied_within_evidence
                from marts.fct_class_leaders_daily where workload_class = ? and day = ?""",
@@ -560,79 +562,3 @@ def _competing(d: dict[str, Any], source: str) -> str:
 
 def _num(value, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
-
-
-def leaders(not_after: date | None = None) -> dict[str, Any]:
-    """Each workload class's rank-1 GPU (and cheapest model API) on the day the first screen
-    shows (one day for every class; see warehouse/queries/coverage.py)."""
-    con = connect_published()
-    try:
-        try:
-            coverage = shown_day(con, not_after)
-            day = coverage["day"] if coverage else None
-            rows = _rows(
-                con,
-                """select r.workload_class, r.day, r.gpu_id, r.provider, r.offer_id,
-                          r.pricing_model, r.gpus_needed, r.evidence, r.cost_per_accepted_output,
-                          r.cost_per_1m_accepted_tokens, r.output_unit, r.is_stale, r.slo_status,
-                          (select min(a.cost_per_accepted_output)
-                           from marts.fct_gpu_rankings_daily as a
-                           where a.workload_class = r.workload_class and a.day = r.day
-                             and a.option_kind = 'model_api') as best_api_cost,
-                          (select e.calibration_source from marts.fct_throughput_evidence as e
-                           where e.workload_class = r.workload_class and e.gpu_id = r.gpu_id
-                             and e.evidence_from <= r.day
-                             and (e.evidence_until is null or r.day < e.evidence_until)
-                          ) as calibration_source,
-                          (select l.is_tied_within_evidence from marts.fct_class_leaders_daily as l
-                           where l.workload_class = r.workload_class and l.day = r.day
-                          ) as is_tied_within_evidence
-                   from marts.fct_gpu_rankings_daily as r
-                   where r.gpu_rank = 1 and r.day = ?
-                   order by r.workload_class""",
-                [day],
-            )
-        except duckdb.CatalogException as exc:
-            raise WarehouseMissing(f"the warehouse has no rankings yet ({exc})") from exc
-    finally:
-        con.close()
-    return {"day": day, "rows": rows, "coverage": coverage}
-
-
-_LEADER_SLO = {"unknown": "SLO unchecked", "estimated_met": "SLO met, estimated"}
-
-
-def render_leaders(result: dict[str, Any]) -> str:
-    lines = [f"Cheapest GPU per accepted output on {result['day']}, per workload class (USD):"]
-    lines.append(
-        f"{'class':24s} {'gpu_id':31s} {'n':>2} {'cost':>8} {'best API':>8} "
-        f"{'USD per':22s} {'provider':10s} evidence"
-    )
-    why = {  # an estimated leader says why it is not measured or calibrated
-        "architecture": "no run of its kind on this GPU",
-        "vendor": "no run of its kind on this GPU",
-        "all_gpus": "no run of its kind on this GPU",
-        "uncalibrated": "no run of its kind at all: uncalibrated",
-    }
-    for r in result["rows"]:
-        factor, label = cost_scale([r["cost_per_accepted_output"]], r["output_unit"])
-        api = money(r["best_api_cost"] * factor if r["best_api_cost"] is not None else None, 8)
-        note = [why[r["calibration_source"]]] if r["evidence"] == "estimated" and r.get(
-            "calibration_source") in why else []  # fmt: skip
-        note += ["stale"] if r["is_stale"] else []
-        # the class's latency target, when the evidence could not check it or only estimated it
-        note += [_LEADER_SLO[r["slo_status"]]] if r.get("slo_status") in _LEADER_SLO else []
-        note += ["tied within evidence"] if r.get("is_tied_within_evidence") else []
-        line = (
-            f"{r['workload_class']:24s} {r['gpu_id']:31s} "
-            f"{r['gpus_needed']:>2} "
-            f"{money(r['cost_per_accepted_output'] * factor, 8)} {api} "
-            f"{label.removeprefix('USD per '):22s} {r['provider'][:10]:10s} "
-            f"{r['evidence']:10s}" + (f" {', '.join(note)}" if note else "")
-        )
-        lines.append(line.rstrip())
-    lines.append(
-        "`gpuledger rank --workload W` ranks every GPU of a class; `gpuledger explain --workload W "
-        "--gpu G` shows how a number was reached."
-    )
-    return "\n".join(lines)
