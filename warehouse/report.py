@@ -23,7 +23,7 @@ import pandas as pd
 from warehouse import publish
 from warehouse.paths import Paths
 from warehouse.queries import coverage
-from warehouse.units import cost_scale, money
+from warehouse.units import catalog_age, cost_scale, money
 
 HISTORY_DAYS = 365
 TOP_GPUS = 8
@@ -166,6 +166,17 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
                   n_fetch_failures, last_failure_reason, n_price_disagreements
            from analytics.source_health order by is_down desc, is_stale desc, source""",
     )
+    # how old the ranked model APIs' catalogs are on the day (negative: taken after it)
+    api_ages = [
+        a
+        for (a,) in con.execute(
+            """select distinct days_since_observed from analytics.workload_costs_daily
+               where day = ? and option_kind = 'model_api' and option_rank is not null
+               order by 1""",
+            [day],
+        ).fetchall()
+        if a
+    ]
     # Offers two sources price beyond the tolerance on the shown day, and whose price ranks.
     disagreements = _df(
         con,
@@ -198,6 +209,7 @@ def _load(con: duckdb.DuckDBPyConnection) -> dict:
         "day_alerts": day_alerts,
         "health": health,
         "disagreements": disagreements,
+        "api_ages": api_ages,
     }
 
 
@@ -373,6 +385,17 @@ def _readable_leaders(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _api_ages(ages: list[int], day) -> str:
+    """A line under the leaders when the model APIs' prices are not from a catalog of the day."""
+    if not ages:
+        return ""
+    said = " or ".join(catalog_age(a, day) for a in ages)
+    return (
+        f"<p class='meta'>Cheapest model API: {html.escape(said)} (warehouse/README.md: "
+        "model-API prices by day).</p>"
+    )
+
+
 def _interval(lo, hi, factor: float) -> str:
     if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
         return "-"
@@ -456,6 +479,7 @@ th {{ background: #f4f4f4; }} section {{ margin: 1.5em 0; }} .empty {{ color: #6
 &middot; sources: {html.escape(sources)}</p>
 <h2>Leaders today</h2>
 {_table(_readable_leaders(data["today"]), "No class is ranked yet.")}
+{_api_ages(data["api_ages"], day)}
 <h2>Alerts on {html.escape(str(day))}</h2>
 {_table(_words(today_alerts), f"No alerts on {day}.")}
 {blocks}

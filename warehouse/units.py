@@ -45,3 +45,17 @@ def scaled(value: float | None, output_unit: str) -> str:
     """One cost with its own unit: "0.994 USD per 1,000 requests"."""
     factor, label = cost_scale([value], output_unit)
     return f"{money(None if value is None else value * factor)} {label}"
+
+
+def catalog_age(days: int | None, day) -> str:
+    """How old a model API's price catalog is on the day it prices ("" when taken that day):
+    "price from a catalog 6 days old on 2026-12-07", or, before the source's first catalog,
+    "price from a catalog taken 102 days after 2026-08-21" (int_model_api_prices_daily: a price
+    that catalog dates from the day or earlier, or gives no start date and is assumed in force)."""
+    if not days:
+        return ""
+    n = abs(days)
+    span = f"{n} day{'s' if n > 1 else ''}"
+    if days < 0:
+        return f"price from a catalog taken {span} after {day}"
+    return f"price from a catalog {span} old on {day}"

@@ -645,8 +645,12 @@ api_options as not materialized (
         a.fx_usd_per_unit,
         a.fx_rate_date,
         cast(null as double) as price_usd_per_gpu_hour,
-        false as is_stale,
-        0 as days_since_observed,
+        -- the catalog's age on the day: carried forward from an earlier day's catalog (stale), or
+        -- negative when only a catalog taken later prices the day (int_model_api_prices_daily)
+        coalesce(
+            date_diff('day', cast(a.snapshot_fetched_at as date), a.day) > 0, false
+        ) as is_stale,
+        date_diff('day', cast(a.snapshot_fetched_at as date), a.day) as days_since_observed,
         a.snapshot_fetched_at as observed_at,
         a.source,
         a.snapshot_url,

@@ -363,6 +363,20 @@ def test_report_draws_its_charts_in_headless_chromium(home):
         "estimated: the uncalibrated model; no run of this kind of workload exists"
         in leaders_table.get_text()
     )
+    # its model APIs are priced by a catalog taken after the day: said under the table, by as
+    # many days as the ranked API rows count
+    ages = published_rows(
+        home,
+        """select distinct days_since_observed from analytics.workload_costs_daily
+           where day = ? and option_kind = 'model_api' and option_rank is not null""",
+        [shown],
+    )
+    assert len(ages) == 1 and ages[0][0] < 0
+    note = leaders_table.find_next("p").get_text(" ", strip=True)
+    assert note == (
+        f"Cheapest model API: price from a catalog taken {-ages[0][0]} days after {shown} "
+        "(warehouse/README.md: model-API prices by day)."
+    )
 
     OUTPUT.mkdir(exist_ok=True)
     shot = OUTPUT / "report.png"

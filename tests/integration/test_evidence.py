@@ -297,8 +297,16 @@ def test_rank_min_evidence_and_explain_show_grade_and_runs(demo):
     assert (
         table[header + 2] == "18 GPU(s) with evidence weaker than measured hidden (--min-evidence)"
     )
+    # the demo's only model-API catalog is the one installed with the package, taken after the
+    # demo's days: the line says by how much (raw's capture day of the catalog, counted here)
+    catalogs = query(demo, """select distinct cast(snapshot_fetched_at as date) from raw.api_prices
+                              where source = 'model_api_prices'""")  # fmt: skip
+    assert len(catalogs) == 1
+    later = (catalogs[0][0] - DEMO_DAY).days
+    assert later > 0
     assert re.fullmatch(
-        r"cheapest model API: openrouter/\S+ at [\d.]+ USD per 1,000 requests \(overall rank 1\)",
+        r"cheapest model API: openrouter/\S+ at [\d.]+ USD per 1,000 requests \(overall rank 1; "
+        rf"price from a catalog taken {later} days after {DEMO_DAY}\)",
         table[header + 3],
     )
     text = gpuledger(demo, "explain", "--workload", "chat-70b", "--gpu", "nvidia-rtx-4090-24gb",

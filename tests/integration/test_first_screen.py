@@ -4,6 +4,7 @@ coverage and said why, the GPU price ranking and each class's leader of that day
 from __future__ import annotations
 
 import re
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,23 @@ def test_refresh_ends_with_one_covered_day_on_one_screen(demo_copy):
         [SHOWN],
     )
     assert shown == [(3, 6)]  # at least half of the recent providers are fresh that day
+    # the "best API" column's prices come from a catalog taken after the day (the demo's only
+    # one, installed with the package): said once under the table, with by how much, as the
+    # API rows of the marts count it and as raw's capture day of the catalog gives it
+    ages = query(
+        demo_copy,
+        "select distinct days_since_observed from marts.fct_gpu_rankings_daily "
+        "where day = ? and option_kind = 'model_api'",
+        [SHOWN],
+    )
+    taken = query(
+        demo_copy,
+        "select distinct cast(snapshot_fetched_at as date) from raw.api_prices "
+        "where source = 'model_api_prices'",
+    )
+    later = (taken[0][0] - date.fromisoformat(SHOWN)).days
+    assert len(taken) == 1 and later > 0 and ages == [(-later,)]
+    assert (
+        f"best API: price from a catalog taken {later} days after {SHOWN} "
+        "(warehouse/README.md: model-API prices by day)"
+    ) in done.stdout.splitlines()

@@ -227,7 +227,10 @@ def test_the_dbt_unit_tests_of_the_same_cases_pass(tmp_path):
         "fct_gpu_offers_daily::a_provider_page_stands_over_a_catalog",
         # which sources are kept, stale or down
         "source_health::specs_and_runs_are_kept_prices_expire",
+        # a day's model-API prices from the catalog of its time
+        "int_model_api_prices_daily::a_day_takes_the_api_catalog_of_its_time",
+        "fct_model_api_prices::the_as_of_day_takes_the_api_catalog_of_its_time",
     ]
     for name in names:
         assert f"PASS {name}" in done.stdout
-    assert "9 unit tests" in done.stdout and "FAIL" not in done.stdout
+    assert "11 unit tests" in done.stdout and "FAIL" not in done.stdout

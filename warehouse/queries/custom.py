@@ -111,7 +111,8 @@ def custom_ranking(workload: Workload, min_evidence: str | None = None) -> dict[
         {"option_rank": r["option_rank"], "provider": r["provider"], "model_id": r["offer_id"],
          "cost_per_1m_accepted_tokens": r["cost_per_1m_accepted_tokens"],
          "cost_per_accepted_output": r["cost_per_accepted_output"],
-         "tokens_per_dollar": r["tokens_per_dollar"]}
+         "tokens_per_dollar": r["tokens_per_dollar"],
+         "days_since_observed": r["days_since_observed"]}
         for r in rows if r["option_kind"] == "model_api" and r["option_rank"] is not None
     ][:5]  # fmt: skip
     offered = {r["gpu_id"] for r in rows if r["option_kind"] == "gpu_offer"}

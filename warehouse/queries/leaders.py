@@ -12,7 +12,7 @@ import duckdb
 from warehouse.queries import WarehouseMissing, connect_published
 from warehouse.queries.coverage import shown_day
 from warehouse.queries.workloads import rows_of
-from warehouse.units import cost_scale, money
+from warehouse.units import catalog_age, cost_scale, money
 
 
 def leaders(not_after: date | None = None) -> dict[str, Any]:
@@ -32,6 +32,10 @@ def leaders(not_after: date | None = None) -> dict[str, Any]:
                            from marts.fct_gpu_rankings_daily as a
                            where a.workload_class = r.workload_class and a.day = r.day
                              and a.option_kind = 'model_api') as best_api_cost,
+                          (select arg_min(a.days_since_observed, a.option_rank)
+                           from marts.fct_gpu_rankings_daily as a
+                           where a.workload_class = r.workload_class and a.day = r.day
+                             and a.option_kind = 'model_api') as best_api_catalog_age,
                           (select e.calibration_source from marts.fct_throughput_evidence as e
                            where e.workload_class = r.workload_class and e.gpu_id = r.gpu_id
                              and e.evidence_from <= r.day
@@ -84,6 +88,12 @@ def render_leaders(result: dict[str, Any]) -> str:
             f"{r['evidence']:10s}" + (f" {', '.join(note)}" if note else "")
         )
         lines.append(line.rstrip())
+    ages = {r["best_api_catalog_age"] for r in result["rows"]} - {None, 0}
+    if ages:
+        # the best API's price is not from a catalog of the day (warehouse/README.md, "Model-API
+        # prices by day"): say how far from it, once for the table
+        said = " or ".join(catalog_age(a, result["day"]) for a in sorted(ages))
+        lines.append(f"best API: {said} (warehouse/README.md: model-API prices by day)")
     lines.append(
         "`gpuledger rank --workload W` ranks every GPU of a class; `gpuledger explain --workload W "
         "--gpu G` shows how a number was reached."

@@ -17,7 +17,7 @@ import duckdb
 from warehouse.queries import NotFound, WarehouseMissing, connect_published, short_run_key
 from warehouse.queries.coverage import shown_day
 from warehouse.queries.estimate import unknown_gpu
-from warehouse.units import cost_scale, money, scaled
+from warehouse.units import catalog_age, cost_scale, money, scaled
 
 
 def rows_of(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
@@ -129,7 +129,8 @@ def workload_ranking(
         apis = rows_of(
             con,
             """select option_rank, provider, offer_id as model_id, cost_per_1m_accepted_tokens,
-                      cost_per_accepted_output, tokens_per_dollar, output_unit
+                      cost_per_accepted_output, tokens_per_dollar, output_unit,
+                      days_since_observed
                from marts.fct_gpu_rankings_daily
                where workload_class = ? and day = ? and option_kind = 'model_api'
                order by option_rank limit 5""",
@@ -226,10 +227,12 @@ def render_workload_ranking(
         lines.append(f"... {len(result['gpus']) - limit} more (--format json)")
     if result["model_apis"]:
         best = result["model_apis"][0]
+        # its price's catalog, when not one of the day (warehouse/README.md)
+        age = catalog_age(best.get("days_since_observed"), result["day"])
         lines.append(
             f"cheapest model API: {best['provider']}/{best['model_id']} at "
             f"{money(best['cost_per_accepted_output'] * factor)} {label} "
-            f"(overall rank {best['option_rank']})"
+            f"(overall rank {best['option_rank']}{f'; {age}' if age else ''})"
         )
     if result["gpus_not_eligible"]:
         lines.append(

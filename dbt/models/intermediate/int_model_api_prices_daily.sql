@@ -1,20 +1,73 @@
 {{ config(materialized="table") }}
 -- Model-API token prices per day, for the API models that serve a model of the model reference
 -- (its api_model_pattern against the API's model id; the workloads on that model take them): per
--- source, the newest accepted catalog snapshot, the price with the latest valid_from on or before
--- the day, in USD at that day's ECB rate (or the nearest earlier business day's). A table: every
--- call of analytics.rank_workload reads it (as a view, 0.1 s of each call).
+-- day and source, the source's newest accepted catalog taken on or before the day, and from it
+-- the price with the latest valid_from on or before the day, in USD at that day's ECB rate (or the
+-- nearest earlier business day's). A day before a source's first catalog takes that first one:
+-- its prices the catalog dates from the day or earlier, and those it gives no start date, assumed
+-- in force then (price_basis says which). So a day's prices are what was known by that day
+-- wherever a catalog of the time exists, and a backfill prices a day as its own run did.
+-- A table: every call of analytics.rank_workload reads it (as a view, 0.1 s of each call).
 with days as (
     select distinct day from {{ ref('fct_gpu_offers_daily') }}
 ),
 
 accepted as (
-    select *
-    from ({{ accepted_rows(ref('stg_api_prices'), 'api_prices') }})
-    qualify dense_rank() over (
-            partition by source
+    {{ accepted_rows(ref('stg_api_prices'), 'api_prices') }}
+),
+
+-- a source's catalogs, one per day taken (the day's newest)
+snapshots as (
+    select distinct
+        source,
+        snapshot_url,
+        snapshot_fetched_at
+    from accepted
+),
+
+catalogs as (
+    select
+        source,
+        snapshot_url,
+        snapshot_fetched_at,
+        cast(snapshot_fetched_at as date) as taken_on
+    from snapshots
+    qualify row_number() over (
+            partition by source, cast(snapshot_fetched_at as date)
             order by snapshot_fetched_at desc, snapshot_url asc
         ) = 1
+),
+
+first_catalogs as (
+    select *
+    from catalogs
+    qualify row_number() over (
+            partition by source
+            order by taken_on asc
+        ) = 1
+),
+
+source_days as (
+    select
+        d.day,
+        f.source
+    from days as d
+    cross join first_catalogs as f
+),
+
+-- per day and source: the newest catalog taken on or before the day, else the source's first
+day_catalogs as (
+    select
+        sd.day,
+        sd.source,
+        coalesce(c.snapshot_url, f.snapshot_url) as snapshot_url,
+        coalesce(c.snapshot_fetched_at, f.snapshot_fetched_at) as snapshot_fetched_at,
+        c.snapshot_url is not null as taken_by_the_day
+    from source_days as sd
+    asof left join catalogs as c
+        on sd.source = c.source and sd.day >= c.taken_on
+    left join first_catalogs as f
+        on sd.source = f.source
 ),
 
 -- Each API model id (lower case) against each pattern once: a pattern that is a column is
@@ -43,10 +96,18 @@ matched as (
 in_force as (
     select
         d.day,
+        case
+            when d.taken_by_the_day then 'catalog_of_the_day'
+            when m.valid_from is not null then 'dated_by_later_catalog'
+            else 'assumed_from_later_catalog'
+        end as price_basis,
         m.*
-    from days as d
+    from day_catalogs as d
     inner join matched as m
-        on m.valid_from is null or d.day >= m.valid_from
+        on d.source = m.source
+        and d.snapshot_url = m.snapshot_url
+        and d.snapshot_fetched_at = m.snapshot_fetched_at
+        and (m.valid_from is null or d.day >= m.valid_from)
     qualify row_number() over (
             partition by d.day, m.model_ref, m.source, m.provider, m.model_id
             order by m.valid_from desc nulls last, m.row_index asc
@@ -88,6 +149,7 @@ select
     p.output_per_mtok * case when p.currency = 'USD' then 1.0 else fx.usd_per_unit end
         as output_usd_per_mtok,
     p.valid_from,
+    p.price_basis,
     p.is_tiered,
     p.snapshot_url,
     p.snapshot_fetched_at,

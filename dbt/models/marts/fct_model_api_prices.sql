@@ -1,6 +1,9 @@
--- The per-token price of each model API in force on the as-of day: from the newest accepted
--- snapshot of each source, the price whose valid_from is the latest on or before that day (no
--- valid_from = in force as far back as known). Announced future prices are not yet in force.
+-- The per-token price of each model API in force on the as-of day: per source, its newest accepted
+-- catalog taken on or before that day (before the source's first catalog: that first one), the
+-- price whose valid_from is the latest on or before the day; price_basis says whether the catalog
+-- was taken by the day, or later and dates the price from the day or earlier, or later and gives
+-- no start date (the price assumed in force then), as in int_model_api_prices_daily. Announced
+-- future prices are not yet in force.
 -- Prices in another currency are converted to USD at the as-of day's ECB rate (or the nearest
 -- earlier business day's), and the rate used is kept; with no rate for the currency the USD
 -- columns stay empty (a warning test lists them) instead of the price vanishing.
@@ -8,22 +11,52 @@ with accepted as (
     {{ accepted_rows(ref('stg_api_prices'), 'api_prices') }}
 ),
 
-newest_snapshot as (
-    select *
+snapshots as (
+    select distinct
+        source,
+        snapshot_url,
+        snapshot_fetched_at
     from accepted
-    qualify dense_rank() over (
+),
+
+day_snapshot as (
+    select
+        source,
+        snapshot_url,
+        snapshot_fetched_at,
+        cast(snapshot_fetched_at as date) <= {{ as_of_date() }} as taken_by_the_day
+    from snapshots
+    qualify row_number() over (
             partition by source
-            order by snapshot_fetched_at desc, snapshot_url asc
+            order by
+                cast(snapshot_fetched_at as date) <= {{ as_of_date() }} desc,
+                case
+                    when cast(snapshot_fetched_at as date) <= {{ as_of_date() }}
+                        then snapshot_fetched_at
+                end desc,
+                cast(snapshot_fetched_at as date) asc,
+                snapshot_fetched_at desc,
+                snapshot_url asc
         ) = 1
 ),
 
 in_force as (
-    select *
-    from newest_snapshot
-    where valid_from is null or valid_from <= {{ as_of_date() }}
+    select
+        a.*,
+        case
+            when d.taken_by_the_day then 'catalog_of_the_day'
+            when a.valid_from is not null then 'dated_by_later_catalog'
+            else 'assumed_from_later_catalog'
+        end as price_basis
+    from accepted as a
+    inner join day_snapshot as d
+        on a.source = d.source
+        and a.snapshot_url = d.snapshot_url
+        and a.snapshot_fetched_at = d.snapshot_fetched_at
+    where a.valid_from is null or a.valid_from <= {{ as_of_date() }}
     qualify row_number() over (
-            partition by source, provider, model_id
-            order by valid_from desc nulls last, row_index asc
+            partition by a.source, a.provider, a.model_id
+            order by a.valid_from desc nulls last, a.row_index asc
         ) = 1
 ),
 
@@ -53,6 +86,7 @@ select
     case when p.currency = 'USD' then 1.0 else fx.usd_per_unit end as fx_usd_per_unit,
     case when p.currency = 'USD' then null else fx.rate_date end as fx_rate_date,
     p.valid_from,
+    p.price_basis,
     p.is_tiered,
     p.source,
     p.snapshot_fetched_at,
