@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pipelines.refresh import run_refresh
-from tests.conftest import DEMO_DAY, SKYPILOT, copy_demo, gpuledger, query
+from tests.conftest import DEMO_DAY, FIXTURES, SKYPILOT, copy_demo, gpuledger, query
 from warehouse.paths import Paths
 
 pytestmark = pytest.mark.integration
@@ -128,6 +128,43 @@ def test_cli_import_snapshot_then_offline_refresh_converts_euros(demo_copy, tmp_
         fallback_on_wrong_date=True,
     )
     assert got[0][0] == pytest.approx(library.convert(1.20, "EUR", "USD", date(2026, 8, 23)))
+
+
+def test_a_second_api_price_page_counts_beside_the_first(demo_copy):
+    """Each page of api_price_pages is its own catalog: a page imported with a capture a day
+    older than the demo's article (seeds/002, 2026-08-21) keeps its price beside the article's,
+    and the genai-prices catalog stays one catalog (the package's copy, taken after the day)."""
+    paths = demo_copy
+    page = FIXTURES / "api_price_pages" / "constructed_second_page.html"
+    done = gpuledger(
+        paths, "import-snapshot", "--source", "api_price_pages", "--url",
+        "https://example.test/pricing", "--fetched-at", "2026-08-20T10:00:00Z",
+        "--content-type", "text/html", str(page),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    refreshed = run_refresh(
+        DAY, offline=True, paths=paths, out=io.StringIO(), assets=["marts/fct_model_api_prices"]
+    )
+    assert refreshed.success
+    pages = query(
+        paths,
+        """select provider, model_id, price_basis, input_usd_per_mtok, output_usd_per_mtok,
+                  cast(snapshot_fetched_at as date)
+           from marts.fct_model_api_prices where source = 'api_price_pages' order by model_id""",
+    )
+    # the article's two euro prices (converted: not compared here) and the page's USD one
+    assert [(r[0], r[1], r[2], r[5]) for r in pages] == [
+        ("anthropic", "claude-3-5-sonnet", "catalog_of_the_day", date(2026, 8, 21)),
+        ("openai", "gpt-4o", "catalog_of_the_day", date(2026, 8, 21)),
+        ("openai", "gpt-4o-mini", "catalog_of_the_day", date(2026, 8, 20)),
+    ]
+    assert pages[2][3:5] == (0.15, 0.60)
+    catalog = query(
+        paths,
+        """select distinct price_basis from marts.fct_model_api_prices
+           where source = 'model_api_prices' order by 1""",
+    )
+    assert catalog == [("assumed_from_later_catalog",), ("dated_by_later_catalog",)]
 
 
 def test_six_month_and_dynamic_prices_load_and_rank_only_when_asked(demo_copy, tmp_path):

@@ -229,8 +229,9 @@ def test_the_dbt_unit_tests_of_the_same_cases_pass(tmp_path):
         "source_health::specs_and_runs_are_kept_prices_expire",
         # a day's model-API prices from the catalog of its time
         "int_model_api_prices_daily::a_day_takes_the_api_catalog_of_its_time",
+        "int_model_api_prices_daily::each_page_of_a_source_of_pages_is_a_catalog",
         "fct_model_api_prices::the_as_of_day_takes_the_api_catalog_of_its_time",
     ]
     for name in names:
         assert f"PASS {name}" in done.stdout
-    assert "11 unit tests" in done.stdout and "FAIL" not in done.stdout
+    assert "12 unit tests" in done.stdout and "FAIL" not in done.stdout

@@ -1,7 +1,8 @@
 {{ config(materialized="table") }}
 -- Model-API token prices per day, for the API models that serve a model of the model reference
 -- (its api_model_pattern against the API's model id; the workloads on that model take them): per
--- day and source, the source's newest accepted catalog taken on or before the day, and from it
+-- day and source, the source's newest accepted catalog taken on or before the day (a page's, for a
+-- source of pages: each page is a catalog; macros/api_price_stream.sql), and from it
 -- the price with the latest valid_from on or before the day, in USD at that day's ECB rate (or the
 -- nearest earlier business day's). A day before a source's first catalog takes that first one:
 -- its prices the catalog dates from the day or earlier, and those it gives no start date, assumed
@@ -16,24 +17,27 @@ accepted as (
     {{ accepted_rows(ref('stg_api_prices'), 'api_prices') }}
 ),
 
--- a source's catalogs, one per day taken (the day's newest)
+-- the catalogs, one per day taken (the day's newest) of each stream: a whole-catalog source, or
+-- a page of the others (macros/api_price_stream.sql)
 snapshots as (
     select distinct
         source,
         snapshot_url,
-        snapshot_fetched_at
+        snapshot_fetched_at,
+        {{ api_price_stream('source', 'snapshot_url') }} as stream
     from accepted
 ),
 
 catalogs as (
     select
+        stream,
         source,
         snapshot_url,
         snapshot_fetched_at,
         cast(snapshot_fetched_at as date) as taken_on
     from snapshots
     qualify row_number() over (
-            partition by source, cast(snapshot_fetched_at as date)
+            partition by stream, cast(snapshot_fetched_at as date)
             order by snapshot_fetched_at desc, snapshot_url asc
         ) = 1
 ),
@@ -42,32 +46,33 @@ first_catalogs as (
     select *
     from catalogs
     qualify row_number() over (
-            partition by source
+            partition by stream
             order by taken_on asc
         ) = 1
 ),
 
-source_days as (
+stream_days as (
     select
         d.day,
-        f.source
+        f.stream
     from days as d
     cross join first_catalogs as f
 ),
 
--- per day and source: the newest catalog taken on or before the day, else the source's first
+-- per day and stream: the newest catalog taken on or before the day, else the stream's first
 day_catalogs as (
     select
         sd.day,
-        sd.source,
+        coalesce(c.source, f.source) as source,
         coalesce(c.snapshot_url, f.snapshot_url) as snapshot_url,
         coalesce(c.snapshot_fetched_at, f.snapshot_fetched_at) as snapshot_fetched_at,
+        coalesce(c.taken_on, f.taken_on) as taken_on,
         c.snapshot_url is not null as taken_by_the_day
-    from source_days as sd
+    from stream_days as sd
     asof left join catalogs as c
-        on sd.source = c.source and sd.day >= c.taken_on
+        on sd.stream = c.stream and sd.day >= c.taken_on
     left join first_catalogs as f
-        on sd.source = f.source
+        on sd.stream = f.stream
 ),
 
 -- Each API model id (lower case) against each pattern once: a pattern that is a column is
@@ -108,9 +113,16 @@ in_force as (
         and d.snapshot_url = m.snapshot_url
         and d.snapshot_fetched_at = m.snapshot_fetched_at
         and (m.valid_from is null or d.day >= m.valid_from)
+    -- of two pages pricing the same model API: a catalog of the day over a later one, then the
+    -- one taken nearest the day; in a catalog, the price with the latest start
     qualify row_number() over (
             partition by d.day, m.model_ref, m.source, m.provider, m.model_id
-            order by m.valid_from desc nulls last, m.row_index asc
+            order by
+                d.taken_by_the_day desc,
+                abs(date_diff('day', d.taken_on, d.day)) asc,
+                m.snapshot_fetched_at desc,
+                m.valid_from desc nulls last,
+                m.row_index asc
         ) = 1
 ),
 

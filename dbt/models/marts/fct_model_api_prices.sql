@@ -1,9 +1,10 @@
--- The per-token price of each model API in force on the as-of day: per source, its newest accepted
--- catalog taken on or before that day (before the source's first catalog: that first one), the
--- price whose valid_from is the latest on or before the day; price_basis says whether the catalog
--- was taken by the day, or later and dates the price from the day or earlier, or later and gives
--- no start date (the price assumed in force then), as in int_model_api_prices_daily. Announced
--- future prices are not yet in force.
+-- The per-token price of each model API in force on the as-of day: per catalog (a source's, or
+-- for a source of pages each page's: macros/api_price_stream.sql) the newest taken on or before
+-- that day (before its first: that first one), and in it the price whose valid_from is the
+-- latest on or before the day; price_basis says whether the catalog was taken by the day, or
+-- later and dates the price from the day or earlier, or later and gives no start date (the price
+-- assumed in force then), as in int_model_api_prices_daily. Announced future prices are not yet
+-- in force. Two pages of a source pricing one model API: the one of the day, else the nearest.
 -- Prices in another currency are converted to USD at the as-of day's ECB rate (or the nearest
 -- earlier business day's), and the rate used is kept; with no rate for the currency the USD
 -- columns stay empty (a warning test lists them) instead of the price vanishing.
@@ -15,7 +16,8 @@ snapshots as (
     select distinct
         source,
         snapshot_url,
-        snapshot_fetched_at
+        snapshot_fetched_at,
+        {{ api_price_stream('source', 'snapshot_url') }} as stream
     from accepted
 ),
 
@@ -24,10 +26,11 @@ day_snapshot as (
         source,
         snapshot_url,
         snapshot_fetched_at,
+        cast(snapshot_fetched_at as date) as taken_on,
         cast(snapshot_fetched_at as date) <= {{ as_of_date() }} as taken_by_the_day
     from snapshots
     qualify row_number() over (
-            partition by source
+            partition by stream
             order by
                 cast(snapshot_fetched_at as date) <= {{ as_of_date() }} desc,
                 case
@@ -54,9 +57,16 @@ in_force as (
         and a.snapshot_url = d.snapshot_url
         and a.snapshot_fetched_at = d.snapshot_fetched_at
     where a.valid_from is null or a.valid_from <= {{ as_of_date() }}
+    -- of two pages pricing the same model API: a catalog of the day over a later one, then the
+    -- one taken nearest the day; in a catalog, the price with the latest start
     qualify row_number() over (
             partition by a.source, a.provider, a.model_id
-            order by a.valid_from desc nulls last, a.row_index asc
+            order by
+                d.taken_by_the_day desc,
+                abs(date_diff('day', d.taken_on, {{ as_of_date() }})) asc,
+                a.snapshot_fetched_at desc,
+                a.valid_from desc nulls last,
+                a.row_index asc
         ) = 1
 ),
 
