@@ -146,6 +146,20 @@ def test_break_even_is_rent_over_api_cost(home):
     assert verdicts["chat-13-34b"] == "renting_wins_above_break_even"
     assert verdicts["batch-70b"] == "renting_wins_above_break_even"
     assert verdicts["chat-8b"] == "api_always_cheaper"
+    # each verdict says how old its API price is on the day: the demo's catalog, installed with
+    # the package, was taken after it (the same age as the API's row among the day's costs)
+    ages = published_rows(
+        home,
+        """select b.workload_class, b.api_days_since_observed, c.days_since_observed
+           from analytics.api_break_even_daily as b
+           inner join analytics.workload_costs_daily as c
+             on c.day = b.day and c.workload_class = b.workload_class
+            and c.option_kind = 'model_api' and c.option_rank is not null
+            and c.provider = b.api_provider and c.offer_id = b.api_model
+           where b.day = ?""",
+        [DAY],
+    )
+    assert len(ages) == 9 and all(a == c < 0 for _, a, c in ages)
 
 
 def test_provider_spread_takes_each_providers_cheapest_offer(home):

@@ -52,7 +52,9 @@ joined as (
         24 * g.target_utilization * g.accepted_outputs_per_hour as unit_capacity_outputs_per_day,
         a.provider as api_provider,
         a.offer_id as api_model,
-        a.cost_per_accepted_output as api_cost_per_accepted_output
+        a.cost_per_accepted_output as api_cost_per_accepted_output,
+        -- the API price catalog's age on the day (negative: taken later; warehouse/README.md)
+        a.days_since_observed as api_days_since_observed
     from gpu as g
     inner join api as a on g.day = a.day and g.workload_class = a.workload_class
 )
