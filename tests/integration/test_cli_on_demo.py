@@ -75,8 +75,15 @@ def test_cli_sources_reports_health_as_of_the_last_run(demo):
     }
     assert not any(r["keeps_data"] for s, r in health.items() if s not in kept)
     table = gpuledger(paths, "sources")
-    assert "coreweave       ok" in table.stdout
-    assert "benchmark_files kept" in table.stdout and "coreweave_docs  DOWN" in table.stdout
+    # one column per field, as wide as the longest source name (model_api_prices, 16)
+    assert "coreweave        ok" in table.stdout
+    assert "benchmark_files  kept" in table.stdout and "coreweave_docs   DOWN" in table.stdout
+    assert "model_api_prices DOWN" in table.stdout
+    lines = table.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("source "))
+    listed = [line for line in lines if line.split(" ")[0] in health]
+    assert len(listed) == len(health) and header.index("state") == 17
+    assert all(line[17:].split()[0] in {"ok", "stale", "DOWN", "kept"} for line in listed)
     # why the last capture was refused, as a reader says it (not the stored JSON)
     assert (
         "2026-03-01 parse: benchmark_runs: <document>: not a benchmark result format gpuledger "

@@ -122,7 +122,9 @@ def failure_text(reason: str) -> str:
 def render_source_health(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "no sources yet"
-    fmt = "{:<15} {:<7} {:<17} {:>7} {:>6}  {}"
+    # the source column as wide as the longest name ("model_api_prices"), so the states align
+    width = max(len("source"), *(len(r["source"]) for r in rows))
+    fmt = "{:<%d} {:<7} {:<17} {:>7} {:>6}  {}" % width
     lines = [
         f"Source health as of {rows[0]['as_of_date']}",
         fmt.format("source", "state", "newest accepted", "rows", "age d", "last failure"),
