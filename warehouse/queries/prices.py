@@ -124,7 +124,7 @@ def render_source_health(rows: list[dict[str, Any]]) -> str:
         return "no sources yet"
     # the source column as wide as the longest name ("model_api_prices"), so the states align
     width = max(len("source"), *(len(r["source"]) for r in rows))
-    fmt = "{:<%d} {:<7} {:<17} {:>7} {:>6}  {}" % width
+    fmt = "{:<" + str(width) + "} {:<7} {:<17} {:>7} {:>6}  {}"
     lines = [
         f"Source health as of {rows[0]['as_of_date']}",
         fmt.format("source", "state", "newest accepted", "rows", "age d", "last failure"),
