@@ -6,16 +6,17 @@ process per command): the day's records among the per-day marts (incremental mod
 view is one asset.
 What must be rebuilt when its definition changes is dbt's own state comparison: after each
 successful whole build, dbt's manifest of that build is kept (`<home>/dbt_state/<step>/
-manifest.json`); the next build asks dbt which of its models and seeds differ from it or are
-built from one that does (`dbt ls --select state:modified+ --state ...`). A per-day mart among
-them (incremental: a build writes only its window of days) is rebuilt over every day first (`dbt
-run --full-refresh`); with no kept manifest (a first build, or a warehouse built before this
-layout) every per-day mart is. The step's `dbt build` then writes the window and runs every data
-test, as dbt runs them: the tests of the per-day marts and of the views over them check the
-window's days (`where: "__daily_window__"`), every day when anything of the project changed;
-unit tests (which test the SQL, not the data) run when something changed, as dbt recommends for
-production builds. A run thus starts two dbt commands (`ls` and `build`; a dbt command costs 3-4
-s of start-up, parse and wrap-up on this 2-core machine).
+manifest.json`); the next build asks dbt which of its models and seeds differ from it or are built
+from one that does (`dbt ls --select state:modified+ --state ...`). A per-day mart among them
+(incremental: a build writes only its window of days) is rebuilt over every day first (`dbt build
+--full-refresh` of it and of the changed models and seeds it is built from, no tests); with no kept
+manifest (a first build, or a warehouse built before this layout) every per-day mart is. The step's
+`dbt build` then writes the window and runs every data test, as dbt runs them: the tests of the
+per-day marts and of the views over them check the window's days (`where: "__daily_window__"`),
+every day when anything of the project changed; unit tests (which test the SQL, not the data) run
+when something changed, as dbt recommends for production builds. A run thus starts two dbt commands
+(`ls` and `build`; a dbt command costs 3-4 s of start-up, parse and wrap-up on this 2-core
+machine).
 
 The day and the window reach dbt as environment variables (`GPULEDGER_AS_OF`,
 `GPULEDGER_WINDOW_START`, read by macros/as_of_date.sql and macros/daily_window.sql), not `--vars`:
@@ -23,7 +24,7 @@ dbt re-parses the whole project when `--vars` change (9.6 s against 3.7 s for a 
 this machine, for each dbt command), and only the files that read a changed environment variable
 at parse time (none: the macros read them when a node runs). dbt's parse state is kept with the
 warehouse (`<home>/dbt_parse/partial_parse.msgpack`, put in each command's target folder, where
-dbt reads it), one for every command (`ls`, `run`, `build` parse the same project with the same
+dbt reads it), one for every command (`ls` and `build` parse the same project with the same
 profile), so each command parses only what changed. dbt runs in the warehouse's folder and knows
 the warehouse by its file name (pipelines/dbt_command.py): the state, which records the profile,
 serves every home, so a copied home's first command takes up the state copied with it, and a new
@@ -157,13 +158,18 @@ class DbtStep:
         return names
 
     def full_refresh(self, models: list[str]) -> None:
-        """Build these incremental models over every day (`dbt run --full-refresh`); their
-        materializations and tests come from the step's build that follows."""
+        """Build these incremental models over every day (`dbt build --full-refresh`, no tests),
+        with what they are built from that changed too (state:modified+ among their parents, in
+        order: a mart reading a column its changed parent gains reads the parent built anew, not
+        the one the last build left); their materializations and tests come from the step's
+        build that follows."""
         target = self.target("rebuild")
+        parents = " ".join(f"state:modified+,+{m}" for m in models)
         self.dbt.cli(
-            ["run", "--full-refresh", "--select", " ".join(models)],
+            ["build", "--full-refresh", "--select", parents, "--state", str(self.state),
+             "--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"],
             target_path=target,
-        ).wait()
+        ).wait()  # fmt: skip
         self.kept_parse_state(target)
 
     def keep_state(self, target: Path) -> None:
@@ -172,7 +178,8 @@ class DbtStep:
         shutil.copyfile(target / "manifest.json", self.state / "manifest.json")
 
 
-def _incremental_models() -> set[str]:
+def incremental_models() -> set[str]:
+    """The names of the project's incremental models (the per-day marts), from its manifest."""
     manifest = json.loads(DBT_PROJECT.manifest_path.read_text(encoding="utf-8"))
     return {
         n["name"]
@@ -187,7 +194,7 @@ def _build(context, dbt: DbtCliResource, gpuledger: GpuledgerResource):
     start, as_of = run_window(context, gpuledger)
     step = DbtStep(dbt, gpuledger.paths.home, context.assets_def.op.name, context.run_id)
     selected = {key.path[-1] for key in context.selected_asset_keys}
-    incremental = sorted(selected & _incremental_models())
+    incremental = sorted(selected & incremental_models())
     found = step.modified()
     changed = selected if found is None else selected & found
     rebuild = [m for m in incremental if m in changed]

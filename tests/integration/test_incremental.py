@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.defs.dbt import FULL_TEST_START, state_dir
+from pipelines.defs.dbt import FULL_TEST_START, incremental_models, state_dir
 from pipelines.refresh import run_refresh
 from tests.conftest import DEMO_DAY, copy_home, query
 from warehouse import publish
@@ -245,6 +245,8 @@ def test_a_changed_model_is_rebuilt_over_every_day_and_equals_the_incremental_da
     # is built from it are rebuilt over every day, the run's log says which, the marts not
     # built from it are written for the day only, and every day's rows are tested
     mark_changed(home, STEP, "fct_workload_cost_inputs_daily")
+    # and a table it reads, edited too (as when a mart starts reading a column its parent gains)
+    mark_changed(home, STEP, "int_model_api_prices_daily")
     refresh(home, NEXT)
     said = re.search(r"rebuilding (\d+) per-day marts over every day, their definition changed "
                      r"since the step's last successful build \(dbt state:modified\+.*?\): (.*)",
@@ -255,9 +257,19 @@ def test_a_changed_model_is_rebuilt_over_every_day_and_equals_the_incremental_da
     assert "fct_gpu_offers_daily" not in rebuilt and int(said[1]) == len(rebuilt)
     full_run = results(dbt_folder(home, STEP, "rebuild"))
     assert full_run["model.gpuledger.fct_workload_cost_inputs_daily"] == "success"
-    assert {u for u in full_run if u.startswith("model.")} == {
-        f"model.gpuledger.{m}" for m in rebuilt
+    # the per-day marts it rebuilt over every day are the ones the log names
+    per_day = {u for u in full_run if u.removeprefix("model.gpuledger.") in incremental_models()}
+    assert per_day == {f"model.gpuledger.{m}" for m in rebuilt}
+    # beside them, only what they are built from that changed: the edited table first, then
+    # the views over the edited mart that the rebuilt marts read; no test
+    order = [u.removeprefix("model.gpuledger.") for u in full_run if u.startswith("model.")]
+    assert order.index("int_model_api_prices_daily") < order.index("fct_workload_cost_inputs_daily")
+    assert set(order) - set(rebuilt) == {
+        "int_model_api_prices_daily",
+        "fct_workload_costs_daily",
+        "fct_gpu_rankings_daily",
     }
+    assert not [u for u in full_run if u.startswith(("test.", "unit_test."))]
     marts_build = dbt_folder(home, STEP)
     assert re.search(EVERY_DAY, compiled_test(marts_build, RANK_TEST))
     assert unit_tests(results(marts_build))  # the SQL changed: its unit tests run
