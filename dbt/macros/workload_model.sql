@@ -616,6 +616,9 @@ gpu_options as not materialized (
         c.target_utilization,
         c.overhead_usd_per_hour,
         c.max_gpus,
+        c.slo_p95_ttft_ms,
+        c.slo_p99_e2e_ms,
+        false as is_batch_endpoint,
         cast(null as double) as api_cost_per_request
     from query_table(offers_table) as o
     inner join classes as c
@@ -675,6 +678,9 @@ api_options as not materialized (
         c.quality_pass_rate,
         c.target_utilization,
         c.overhead_usd_per_hour,
+        c.slo_p95_ttft_ms,
+        c.slo_p99_e2e_ms,
+        coalesce(a.is_batch_endpoint, false) as is_batch_endpoint,
         (c.input_len * a.input_usd_per_mtok + c.output_len * a.output_usd_per_mtok) / 1e6
             as api_cost_per_request
     from query_table(api_prices_table) as a
@@ -760,6 +766,12 @@ inputs as not materialized (
                         'no throughput evidence: no matching benchmark run, '
                         || 'and no estimate without the GPU''s '
                         || coalesce(estimate_missing, 'specs')
+                -- an API's batch endpoint answers within hours (macros/is_batch_endpoint.sql)
+                when
+                    option_kind = 'model_api' and is_batch_endpoint
+                    and (slo_p95_ttft_ms is not null or slo_p99_e2e_ms is not null)
+                    then 'a batch endpoint (answers asynchronously, within hours): not for a '
+                    || 'workload with a latency target'
                 when slo_status = 'broken' then 'every matching benchmark run breaks the class SLO'
                 when slo_status = 'estimated_broken'
                     then 'estimated to break the class SLO (calibrated latency model; see explain)'

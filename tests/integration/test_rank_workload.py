@@ -348,3 +348,52 @@ def test_the_macro_answers_in_the_read_only_sql_sandbox(demo_build):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1].startswith("nvidia-")
+
+
+BATCH_REASON = (
+    "a batch endpoint (answers asynchronously, within hours): not for a workload with a latency "
+    "target"
+)
+
+
+def test_a_batch_endpoint_serves_only_a_workload_without_a_latency_target(
+    demo_build, con, shown_day
+):
+    """OpenRouter's batch endpoint of gpt-oss-120b (genai-prices: "gpt-oss-120b (batch)", 0.0296
+    / 0.136 USD per 1M tokens against 0.1 / 0.5 interactive) answers within hours: chat-gpt-oss-120b
+    (p95 TTFT 3 s) may not take it, the same lengths with no latency target may."""
+    catalog = con.execute(
+        """select input_usd_per_mtok, output_usd_per_mtok, is_batch_endpoint
+           from marts.fct_model_api_prices
+           where provider = 'openrouter' and model_id = 'openai/gpt-oss-120b:batch'"""
+    ).fetchall()
+    assert catalog == [(0.0296, 0.136, True)]
+    in_class = con.execute(
+        """select is_eligible, ineligible_reason, option_rank from analytics.workload_costs_daily
+           where day = ? and workload_class = 'chat-gpt-oss-120b'
+             and offer_id = 'openai/gpt-oss-120b:batch'""",
+        [shown_day],
+    ).fetchall()
+    assert in_class == [(False, BATCH_REASON, None)]
+    params = _class_parameters(con, "chat-gpt-oss-120b", shown_day)
+    with_slo = {r[0]: r[1:] for r in con.execute(
+        f"""select offer_id, is_eligible, ineligible_reason from {_call(params)}
+            where option_kind = 'model_api'""",
+        params,
+    ).fetchall()}  # fmt: skip
+    assert with_slo["openai/gpt-oss-120b:batch"] == (False, BATCH_REASON)
+    no_slo = dict(params, slo_p95_ttft_ms=None, slo_p99_e2e_ms=None)
+    best = con.execute(
+        f"""select offer_id, is_eligible, cost_per_accepted_output, output_unit
+            from {_call(no_slo)} where option_kind = 'model_api'
+            order by option_rank nulls last limit 1""",
+        no_slo,
+    ).fetchone()
+    # (input x 0.0296 + output x 0.136) / 1e6 per request, at the class's lengths and quality
+    cost = (params["input_len"] * 0.0296 + params["output_len"] * 0.136) / 1e6
+    assert best[:2] == ("openai/gpt-oss-120b:batch", True) and best[3] == "request"
+    assert best[2] == pytest.approx(cost / params["quality_pass_rate"], rel=1e-12)
+    # and `rank --workload` names an interactive endpoint as the class's cheapest model API
+    table = gpuledger(demo_build[0], "rank", "--workload", "chat-gpt-oss-120b").stdout
+    line = next(x for x in table.splitlines() if x.startswith("cheapest model API:"))
+    assert ":batch" not in line

@@ -218,6 +218,7 @@ def test_the_dbt_unit_tests_of_the_same_cases_pass(tmp_path):
     names = [
         "fct_workload_cost_inputs_daily::cost_per_accepted_output_by_hand",
         "fct_workload_costs_daily::cost_per_accepted_output_by_hand_computed_as_read",
+        "fct_workload_cost_inputs_daily::a_batch_endpoint_serves_only_workloads_without_a_latency_target",
         "int_gpu_names_resolved::gpu_identity_keeps_variants_and_memory_apart",
         "int_workload_memory_fit::memory_fit_needs_two_gpus_when_one_is_too_small",
         "int_throughput_calibrated::calibration_by_the_runs_on_each_kind_of_gpu",
@@ -234,4 +235,4 @@ def test_the_dbt_unit_tests_of_the_same_cases_pass(tmp_path):
     ]
     for name in names:
         assert f"PASS {name}" in done.stdout
-    assert "12 unit tests" in done.stdout and "FAIL" not in done.stdout
+    assert "13 unit tests" in done.stdout and "FAIL" not in done.stdout

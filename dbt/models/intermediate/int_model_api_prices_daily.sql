@@ -163,6 +163,7 @@ select
     p.valid_from,
     p.price_basis,
     p.is_tiered,
+    {{ is_batch_endpoint('p.model_id', 'p.model_name') }} as is_batch_endpoint,
     p.snapshot_url,
     p.snapshot_fetched_at,
     p.snapshot_sha256
