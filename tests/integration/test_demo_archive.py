@@ -494,7 +494,9 @@ def test_a_full_build_stores_each_per_day_mart_in_day_order(demo):
     # the costs and the rankings are views over the inputs: a row per stored row, the ranked ones
     ranked = query(paths, "select count(*) from marts.fct_gpu_rankings_daily")[0][0]
     assert query(paths, "select count(*) from marts.fct_workload_costs_daily")[0][0] == 78786
-    assert ranked == 45250
+    # (45,250 before the batch endpoint of gpt-oss-120b, on the 79 days chat-gpt-oss-120b is
+    # priced, stopped ranking for that class's latency target)
+    assert ranked == 45171
     assert {mart: later for mart, (rows, later) in stored.items() if rows == 0 or later} == {}
 
 

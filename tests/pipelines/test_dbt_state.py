@@ -152,18 +152,26 @@ def test_a_changed_incremental_model_is_rebuilt_over_every_day(tmp_path, monkeyp
     )
     monkeypatch.setenv("TINY_AS_OF", "2")
     step = DbtStep(dbt, tmp_path / "home", "tiny_step", "run00002")
-    assert dbt.cli(["build"], manifest=None, target_path=step.target("build")).wait()
+    first = step.target("build")
+    assert dbt.cli(["build"], manifest=None, target_path=first).wait()
+    step.keep_state(first)  # as the pipeline keeps a whole build's manifest
     # the seed's day 1 changes; an incremental build of day 2 leaves day 1 as it was
     (tmp_path / "tiny" / "seeds" / "quotes.csv").write_text("day,usd\n1,9.0\n2,1.2\n")
     assert dbt.cli(["build"], manifest=None, target_path=step.target("build")).wait()
     assert rows(db_file, "select day, usd from main.daily order by day") == [(1, 2.5), (2, 1.2)]
-    # rebuilt over every day, as the pipeline does for a model whose definition changed
+    # rebuilt over every day, as the pipeline does for a model whose definition changed: after
+    # what it is built from that changed since the kept build (the seed, the view over it), in
+    # that order, and no test
     step.full_refresh(["daily"])
     assert rows(db_file, "select day, usd from main.daily order by day") == [(1, 9.0), (2, 1.2)]
     ran = json.loads(
         (max((tmp_path / "home" / "dbt_runs").glob("*-rebuild")) / "run_results.json").read_text()
     )
-    assert [r["unique_id"] for r in ran["results"]] == ["model.tiny.daily"]
+    assert [r["unique_id"] for r in ran["results"]] == [
+        "seed.tiny.quotes",
+        "model.tiny.prices",
+        "model.tiny.daily",
+    ]
 
 
 def test_only_the_newest_command_folders_are_kept(tmp_path):
