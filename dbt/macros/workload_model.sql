@@ -766,7 +766,7 @@ inputs as not materialized (
                         'no throughput evidence: no matching benchmark run, '
                         || 'and no estimate without the GPU''s '
                         || coalesce(estimate_missing, 'specs')
-                -- an API's batch endpoint answers within hours (macros/is_batch_endpoint.sql)
+                -- an API's batch endpoint answers within hours (macros/api_prices.sql)
                 when
                     option_kind = 'model_api' and is_batch_endpoint
                     and (slo_p95_ttft_ms is not null or slo_p99_e2e_ms is not null)

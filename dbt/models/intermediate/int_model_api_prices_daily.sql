@@ -2,7 +2,7 @@
 -- Model-API token prices per day, for the API models that serve a model of the model reference
 -- (its api_model_pattern against the API's model id; the workloads on that model take them): per
 -- day and source, the source's newest accepted catalog taken on or before the day (a page's, for a
--- source of pages: each page is a catalog; macros/api_price_stream.sql), and from it
+-- source of pages: each page is a catalog; macros/api_prices.sql), and from it
 -- the price with the latest valid_from on or before the day, in USD at that day's ECB rate (or the
 -- nearest earlier business day's). A day before a source's first catalog takes that first one:
 -- its prices the catalog dates from the day or earlier, and those it gives no start date, assumed
@@ -18,14 +18,9 @@ accepted as (
 ),
 
 -- the catalogs, one per day taken (the day's newest) of each stream: a whole-catalog source, or
--- a page of the others (macros/api_price_stream.sql)
+-- a page of the others (macros/api_prices.sql)
 snapshots as (
-    select distinct
-        source,
-        snapshot_url,
-        snapshot_fetched_at,
-        {{ api_price_stream('source', 'snapshot_url') }} as stream
-    from accepted
+    {{ api_price_snapshots('accepted') }}
 ),
 
 catalogs as (
@@ -34,10 +29,10 @@ catalogs as (
         source,
         snapshot_url,
         snapshot_fetched_at,
-        cast(snapshot_fetched_at as date) as taken_on
+        taken_on
     from snapshots
     qualify row_number() over (
-            partition by stream, cast(snapshot_fetched_at as date)
+            partition by stream, taken_on
             order by snapshot_fetched_at desc, snapshot_url asc
         ) = 1
 ),
@@ -101,11 +96,7 @@ matched as (
 in_force as (
     select
         d.day,
-        case
-            when d.taken_by_the_day then 'catalog_of_the_day'
-            when m.valid_from is not null then 'dated_by_later_catalog'
-            else 'assumed_from_later_catalog'
-        end as price_basis,
+        {{ api_price_basis('d.taken_by_the_day', 'm.valid_from') }} as price_basis,
         m.*
     from day_catalogs as d
     inner join matched as m

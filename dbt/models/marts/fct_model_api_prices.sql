@@ -1,5 +1,5 @@
 -- The per-token price of each model API in force on the as-of day: per catalog (a source's, or
--- for a source of pages each page's: macros/api_price_stream.sql) the newest taken on or before
+-- for a source of pages each page's: macros/api_prices.sql) the newest taken on or before
 -- that day (before its first: that first one), and in it the price whose valid_from is the
 -- latest on or before the day; price_basis says whether the catalog was taken by the day, or
 -- later and dates the price from the day or earlier, or later and gives no start date (the price
@@ -13,12 +13,7 @@ with accepted as (
 ),
 
 snapshots as (
-    select distinct
-        source,
-        snapshot_url,
-        snapshot_fetched_at,
-        {{ api_price_stream('source', 'snapshot_url') }} as stream
-    from accepted
+    {{ api_price_snapshots('accepted') }}
 ),
 
 day_snapshot as (
@@ -26,18 +21,15 @@ day_snapshot as (
         source,
         snapshot_url,
         snapshot_fetched_at,
-        cast(snapshot_fetched_at as date) as taken_on,
-        cast(snapshot_fetched_at as date) <= {{ as_of_date() }} as taken_by_the_day
+        taken_on,
+        taken_on <= {{ as_of_date() }} as taken_by_the_day
     from snapshots
     qualify row_number() over (
             partition by stream
             order by
-                cast(snapshot_fetched_at as date) <= {{ as_of_date() }} desc,
-                case
-                    when cast(snapshot_fetched_at as date) <= {{ as_of_date() }}
-                        then snapshot_fetched_at
-                end desc,
-                cast(snapshot_fetched_at as date) asc,
+                taken_on <= {{ as_of_date() }} desc,
+                case when taken_on <= {{ as_of_date() }} then snapshot_fetched_at end desc,
+                taken_on asc,
                 snapshot_fetched_at desc,
                 snapshot_url asc
         ) = 1
@@ -46,11 +38,7 @@ day_snapshot as (
 in_force as (
     select
         a.*,
-        case
-            when d.taken_by_the_day then 'catalog_of_the_day'
-            when a.valid_from is not null then 'dated_by_later_catalog'
-            else 'assumed_from_later_catalog'
-        end as price_basis
+        {{ api_price_basis('d.taken_by_the_day', 'a.valid_from') }} as price_basis
     from accepted as a
     inner join day_snapshot as d
         on a.source = d.source
