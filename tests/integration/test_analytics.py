@@ -130,8 +130,9 @@ def test_break_even_is_rent_over_api_cost(home):
            from analytics.api_break_even_daily where day = ?""",
         [DAY],
     )
-    # the training and image classes and the Kimi K2.5 classes have no model API in the catalog
-    assert len(rows) == 9
+    # the training and image classes have no model API; nor has chat-13-34b: the catalog's only
+    # Qwen2.5-32B offers are another organisation's fine-tune of it (EVA), not the model
+    assert len(rows) == 10
     verdicts = {}
     for cls, rent, api, gpu, capacity, break_even, verdict in rows:
         verdicts[cls] = verdict
@@ -140,12 +141,15 @@ def test_break_even_is_rent_over_api_cost(home):
             assert api > gpu and break_even <= capacity
         else:
             assert break_even is None and api <= gpu
-    # a 32B model on a rented GPU beats its API above the break-even volume, and so does a rented
-    # H200 on batch-70b since MLPerf's H200 runs calibrate it; chat-8b's API is cheaper at any
-    # volume
-    assert verdicts["chat-13-34b"] == "renting_wins_above_break_even"
+    # a rented H200 on batch-70b beats its API above the break-even volume since MLPerf's H200
+    # runs calibrate it; chat-8b's API is cheaper at any volume, and so is Kimi K2.5's for both
+    # of its classes: 0.4 + 1.9 USD per 1M input and output tokens (openrouter) against eight or
+    # four rented B200s
+    assert "chat-13-34b" not in verdicts
     assert verdicts["batch-70b"] == "renting_wins_above_break_even"
     assert verdicts["chat-8b"] == "api_always_cheaper"
+    assert verdicts["reasoning-kimi-k2.5"] == "api_always_cheaper"
+    assert verdicts["agentic-coding-kimi-k2.5"] == "api_always_cheaper"
     # each verdict says how old its API price is on the day: the demo's catalog, installed with
     # the package, was taken after it (the same age as the API's row among the day's costs)
     ages = published_rows(
@@ -159,7 +163,7 @@ def test_break_even_is_rent_over_api_cost(home):
            where b.day = ?""",
         [DAY],
     )
-    assert len(ages) == 9 and all(a == c < 0 for _, a, c in ages)
+    assert len(ages) == 10 and all(a == c < 0 for _, a, c in ages)
 
 
 def test_provider_spread_takes_each_providers_cheapest_offer(home):

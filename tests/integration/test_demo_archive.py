@@ -474,9 +474,9 @@ def test_a_day_before_the_runs_arrived_is_ranked_on_what_was_known_then(demo):
 def test_a_full_build_stores_each_per_day_mart_in_day_order(demo):
     """The demo's build writes every per-day mart whole: their rows are stored in day order, so
     a later read of a few days (the next build's, the publication's update) skips the other
-    days' row groups. Unordered, the demo's costs held 29,400-30,100 of their 78,786 rows after
-    a later day, and at three years of history each of the costs' 121 row groups spanned a
-    median of 1,261 days."""
+    days' row groups. Unordered, the demo's costs held 29,400-30,100 of their 78,786 rows (as
+    they were then) after a later day, and at three years of history each of the costs' 121 row
+    groups spanned a median of 1,261 days."""
     paths, _ = demo
     marts = ["fct_gpu_offers_daily", "fct_gpu_price_rankings_daily",
              "fct_workload_cost_inputs_daily", "fct_rank_changes", "fct_alert_candidates",
@@ -490,13 +490,16 @@ def test_a_full_build_stores_each_per_day_mart_in_day_order(demo):
         )[0]
         for mart in marts
     }
-    assert stored["fct_workload_cost_inputs_daily"] == (78786, 0)
+    assert stored["fct_workload_cost_inputs_daily"] == (79181, 0)
     # the costs and the rankings are views over the inputs: a row per stored row, the ranked ones
     ranked = query(paths, "select count(*) from marts.fct_gpu_rankings_daily")[0][0]
-    assert query(paths, "select count(*) from marts.fct_workload_costs_daily")[0][0] == 78786
+    assert query(paths, "select count(*) from marts.fct_workload_costs_daily")[0][0] == 79181
     # (45,250 before the batch endpoint of gpt-oss-120b, on the 79 days chat-gpt-oss-120b is
-    # priced, stopped ranking for that class's latency target)
-    assert ranked == 45171
+    # priced, stopped ranking for that class's latency target; 45,171 and 78,786 costs before
+    # the catalog's 8 Kimi K2.5 offers counted for the two Kimi K2.5 classes, +1,264 on the 79
+    # days the catalog prices, and 11 offers of other organisations' fine-tunes a day stopped
+    # counting as the classes' Llama and Qwen models, -869: 395 more, every one ranked)
+    assert ranked == 45566
     assert {mart: later for mart, (rows, later) in stored.items() if rows == 0 or later} == {}
 
 
