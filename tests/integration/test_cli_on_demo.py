@@ -337,22 +337,45 @@ def test_rank_and_explain_say_why_instead_of_an_empty_table(demo):
         f"gpuledger rank: 2020-01-01 has no GPU prices; chat-70b is ranked on days from {first} "
         f"to {last}"
     )
-    # 2026-02-14 has 47 offers (quote_csv's of 02-11, carried as stale), none eligible for Kimi K2.5
+    # 2021-04-28 has 7 offers, none eligible for chat-13-34b (single GPUs, where the class needs
+    # 4 or 8 of them), and no model API serves its Qwen2.5-32B
     offers, ranked = query(
         paths,
-        """select (select count(*) from marts.fct_gpu_offers_daily where day = '2026-02-14'),
+        """select (select count(*) from marts.fct_gpu_offers_daily where day = '2021-04-28'),
                   (select count(*) from marts.fct_gpu_rankings_daily
-                   where day = '2026-02-14' and workload_class = 'agentic-coding-kimi-k2.5')""",
+                   where day = '2021-04-28' and workload_class = 'chat-13-34b')""",
     )[0]
-    assert (offers, ranked) == (47, 0)
-    none_eligible = gpuledger(
-        paths, "rank", "--workload", "agentic-coding-kimi-k2.5", "--date", "2026-02-14"
-    )
+    assert (offers, ranked) == (7, 0)
+    none_eligible = gpuledger(paths, "rank", "--workload", "chat-13-34b", "--date", "2021-04-28")
     assert none_eligible.returncode == 2
     assert none_eligible.stderr.startswith(
-        "gpuledger rank: no option is eligible for agentic-coding-kimi-k2.5 on 2026-02-14 "
+        "gpuledger rank: no option is eligible for chat-13-34b on 2021-04-28 "
         "(memory fit, offers, evidence, SLO: see `gpuledger explain`)"
     )
+    # 2026-02-14 has 47 offers (quote_csv's of 02-11, carried as stale), none eligible for Kimi
+    # K2.5, whose eight model APIs are: no empty table of GPUs, the reason and the cheapest API
+    offers, gpus, apis = query(
+        paths,
+        """select (select count(*) from marts.fct_gpu_offers_daily where day = '2026-02-14'),
+                  count(gpu_rank), count(*) filter (where option_kind = 'model_api')
+           from marts.fct_gpu_rankings_daily
+           where day = '2026-02-14' and workload_class = 'agentic-coding-kimi-k2.5'""",
+    )[0]
+    assert (offers, gpus, apis) == (47, 0, 8)
+    only_apis = gpuledger(
+        paths, "rank", "--workload", "agentic-coding-kimi-k2.5", "--date", "2026-02-14"
+    )
+    assert only_apis.returncode == 3  # no GPU to show
+    shown = only_apis.stdout.splitlines()
+    assert shown[0].startswith(
+        "agentic-coding-kimi-k2.5 on 2026-02-14: no GPU is eligible (25 GPU(s) with offers: "
+        "memory fit, too few GPUs in the offer, no evidence, SLO: see `gpuledger explain`)"
+    )
+    assert shown[1].startswith(
+        "cheapest model API: openrouter/moonshotai/kimi-k2.5 at 39.89 USD per 1,000 requests "
+        "(overall rank 1;"
+    )
+    assert len(shown) == 2 and not [line for line in shown if line.startswith("rank  gpu_id")]
     unknown = gpuledger(paths, "explain", "--workload", "chat-70b", "--gpu", "nvidia-h100")
     assert unknown.returncode == 2
     assert unknown.stderr.strip() == (

@@ -181,6 +181,15 @@ def render_workload_ranking(
         f"{'rank':>4}  {'gpu_id':32s} {'cost':>12} {'$/1M tok':>9} {'tok/$':>9} "
         f"{'n':>2} {'$/GPU-h':>8}  {'provider':11s} {'offer':34s} evidence   note",
     ]
+    not_eligible = result["gpus_not_eligible"]
+    if not rows and not result.get("gpus_hidden"):
+        # only a model API is eligible: say why no GPU is, rather than show an empty table
+        lines = [
+            f"{result['workload']} on {result['day']}: no GPU is eligible ({not_eligible} GPU(s) "
+            "with offers: memory fit, too few GPUs in the offer, no evidence, SLO: see "
+            "`gpuledger explain`)"
+        ]
+        not_eligible = 0
 
     def interval(r: dict) -> str:
         lo, hi = r.get("cost_per_accepted_output_p10"), r.get("cost_per_accepted_output_p90")
@@ -234,9 +243,9 @@ def render_workload_ranking(
             f"{money(best['cost_per_accepted_output'] * factor)} {label} "
             f"(overall rank {best['option_rank']}{f'; {age}' if age else ''})"
         )
-    if result["gpus_not_eligible"]:
+    if not_eligible:
         lines.append(
-            f"{result['gpus_not_eligible']} GPU(s) with offers are not eligible "
+            f"{not_eligible} GPU(s) with offers are not eligible "
             "(memory fit, too few GPUs in the offer, no evidence, SLO): see `gpuledger explain`"
         )
     return "\n".join(lines)
