@@ -8,23 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from warehouse import publish
-
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def con(demo_build):
-    connection = publish.connect(demo_build[0])
-    yield connection
-    connection.close()
-
-
-@pytest.fixture(scope="module")
-def shown_day(con):
-    return con.execute(
-        "select day from analytics.coverage_daily order by is_covered desc, day desc limit 1"
-    ).fetchone()[0]
 
 
 def offers_of(con, day, model_ref: str) -> set[tuple[str, str]]:

@@ -10,7 +10,6 @@ import duckdb
 import pytest
 
 from tests.conftest import gpuledger
-from warehouse import publish
 
 pytestmark = pytest.mark.integration
 
@@ -22,21 +21,6 @@ SEED_PARAMETERS = (
     "quality_pass_rate", "output_unit", "tokens_per_output", "flops_per_output_tflop",
     "image_steps", "runtime_overhead_gb", "headroom", "max_gpus", "class_kind", "workload_class",
 )  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def con(demo_build):
-    """The published demo copy, read-only (nothing here writes)."""
-    connection = publish.connect(demo_build[0])
-    yield connection
-    connection.close()
-
-
-@pytest.fixture(scope="module")
-def shown_day(con):
-    return con.execute(
-        "select day from analytics.coverage_daily order by is_covered desc, day desc limit 1"
-    ).fetchone()[0]
 
 
 def _call(params: dict) -> str:
