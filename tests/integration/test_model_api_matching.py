@@ -34,8 +34,14 @@ def test_an_offer_counts_for_the_model_it_serves_and_for_no_other(con, shown_day
         ("huggingface_together", "moonshotai/Kimi-K2.5"), ("moonshotai", "kimi-k2.5"),
         ("novita", "moonshotai/kimi-k2.5"), ("openrouter", "moonshotai/kimi-k2.5"),
     }  # fmt: skip
-    assert ("moonshotai", "kimi-k2.6") not in offers_of(con, shown_day, "kimi-k2")
+    # K2.6, priced in the catalog, is no reference model's: it counts for none of them
     assert in_catalog(con, "moonshotai", "kimi-k2.6")
+    (k26,) = con.execute(
+        """select count(*) from intermediate.int_model_api_prices_daily
+           where provider = 'moonshotai' and model_id = 'kimi-k2.6'"""
+    ).fetchone()
+    assert k26 == 0
+    assert ("moonshotai", "kimi-k2") in offers_of(con, shown_day, "kimi-k2")
     # DeepSeek-R1 itself (Bedrock calls it deepseek.r1-v1:0), not its distillations into Llama
     # and Qwen models nor the later R1-0528 checkpoint, all of which the catalog prices
     r1 = offers_of(con, shown_day, "deepseek-r1")
@@ -51,6 +57,7 @@ def test_an_offer_counts_for_the_model_it_serves_and_for_no_other(con, shown_day
     for fine_tune in ("aion-labs/aion-rp-llama-3.1-8b", "dobby-mini-unhinged-plus-llama-3.1-8b"):
         assert in_catalog(con, "openrouter", fine_tune)
         assert ("openrouter", fine_tune) not in llama_8b
+    assert in_catalog(con, "openrouter", "nousresearch/hermes-3-llama-3.1-70b")
     assert ("openrouter", "nousresearch/hermes-3-llama-3.1-70b") not in offers_of(
         con, shown_day, "llama-3.1-70b"
     )
