@@ -150,6 +150,16 @@ def test_defaults_are_the_checkpoints_precision_one_request_no_slo_on_demand_the
          "pricing_models := null names no pricing model"),
         ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, day := date '2026-12-01'",
          "day := 2026-12-01 has no GPU prices; priced days run from 2021-04-28 to 2026-08-22"),
+        # a day with prices, none of them under the asked pricing models: no GPU row would come
+        # back (and no row at all for Qwen2.5-32B, which no API serves)
+        ("model := 'qwen2.5-32b', input_len := 100, output_len := 10, "
+         "pricing_models := ['reserved_3y']",
+         "pricing_models := [reserved_3y] matches no GPU offer on 2026-08-21; that day's offers "
+         "by pricing model: marketplace 9, on_demand 838, spot 182"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, "
+         "day := date '2021-04-28', pricing_models := ['spot', null]",
+         "pricing_models := [spot, NULL] matches no GPU offer on 2021-04-28; that day's offers "
+         "by pricing model: on_demand 7"),
     ],
 )  # fmt: skip
 def test_a_wrong_parameter_stops_the_query_with_its_name_and_reason(con, arguments, message):
@@ -310,6 +320,15 @@ def test_rank_and_explain_refuse_wrong_parameters_clearly(demo_build):
     assert done.returncode == 2
     assert done.stderr.strip() == (
         "gpuledger rank: output_len := 0 must be a positive number of output tokens"
+    )
+    reserved = gpuledger(
+        home, "rank", "--model", "llama-3.1-70b", "--input", "3000", "--output", "400",
+        "--pricing-models", "reserved_1y",
+    )  # fmt: skip
+    assert reserved.returncode == 2
+    assert reserved.stderr.strip() == (
+        "gpuledger rank: pricing_models := [reserved_1y] matches no GPU offer on 2026-08-21; "
+        "that day's offers by pricing model: marketplace 9, on_demand 838, spot 182"
     )
     both = gpuledger(home, "rank", "--workload", "chat-8b", "--model", "llama-3.1-8b")
     assert both.returncode == 2 and "not both" in both.stderr

@@ -92,12 +92,28 @@ asked as (
         len(list_filter(p_pricing_models, lambda x: x is not null)) as n_pricing_models
 ),
 
--- the asked day's GPU offers, counted: joined on the day, DuckDB reads only that day's row groups
--- (a correlated exists() read every day's)
-day_offers as (
-    select count(*) as n_offers
+-- the asked day's GPU offers, counted per pricing model: joined on the day, DuckDB reads only that
+-- day's row groups (a correlated exists() read every day's); with none under the asked pricing
+-- models, the query would answer with no GPU row (and none at all for a model no API serves)
+day_pricing as (
+    select
+        o.pricing_model,
+        count(*) as n
     from {{ ref('fct_gpu_offers_daily') }} as o, asked as a
     where o.day = a.day
+    group by o.pricing_model
+),
+
+day_offers as (
+    select
+        coalesce(sum(p.n), 0) as n_offers,
+        coalesce(sum(p.n) filter (where list_contains(a.pricing_models, p.pricing_model)), 0)
+            as n_offers_asked,
+        string_agg(
+            p.pricing_model || ' ' || p.n, ', '
+            order by p.pricing_model
+        ) as priced_as
+    from day_pricing as p, asked as a
 ),
 
 -- One row when every parameter holds; otherwise error() stops the query with the reason.
@@ -169,6 +185,12 @@ checked as (
                         'rank_workload: day := ' || cast(a.day as varchar)
                         || ' has no GPU prices; priced days run from '
                         || cast(pr.first_day as varchar) || ' to ' || cast(pr.last_day as varchar)
+                    )
+            when d.n_offers_asked = 0
+                then error(
+                        'rank_workload: pricing_models := ' || cast(a.pricing_models as varchar)
+                        || ' matches no GPU offer on ' || cast(a.day as varchar)
+                        || '; that day''s offers by pricing model: ' || d.priced_as
                     )
             else true
         end
