@@ -95,6 +95,37 @@ def test_every_seed_class_is_its_marts_rows_value_for_value(con, shown_day):
         assert n > 700 and ranked > 0, workload_class
 
 
+def test_an_image_workload_asked_by_its_steps_is_the_image_class(con, shown_day):
+    """An image workload described by its denoising steps without its TFLOP per image: the
+    model's TFLOP per step (SDXL 11, model_reference.csv) times the steps stands in. With the
+    image class's parameters but its 330 TFLOP left out (30 steps), every row is the class's;
+    before, nothing had an estimate and nothing ranked."""
+    params = _class_parameters(con, "image-gen-sdxl", shown_day)
+    assert (params["flops_per_output_tflop"], params["image_steps"]) == (330, 30)
+    del params["flops_per_output_tflop"]
+    columns = ", ".join(
+        r[0]
+        for r in con.execute(
+            """select column_name from information_schema.columns
+               where table_schema = 'analytics' and table_name = 'workload_costs_daily'
+               order by ordinal_position"""
+        ).fetchall()
+    )
+    mart = (
+        f"select {columns} from analytics.workload_costs_daily "
+        "where workload_class = $workload_class and day = $day"
+    )
+    ours = f"select {columns} from {_call(params)}"
+    differing, n, ranked = con.execute(
+        f"select (select count(*) from ({ours} except all {mart})) "
+        f"+ (select count(*) from ({mart} except all {ours})), "
+        f"(select count(*) from ({ours})), (select count(gpu_rank) from ({ours}))",
+        params,
+    ).fetchone()
+    assert differing == 0
+    assert n > 700 and ranked > 0
+
+
 def test_defaults_are_the_checkpoints_precision_one_request_no_slo_on_demand_the_shown_day(
     con, shown_day
 ):
@@ -150,6 +181,21 @@ def test_defaults_are_the_checkpoints_precision_one_request_no_slo_on_demand_the
          "pricing_models := null names no pricing model"),
         ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, day := date '2026-12-01'",
          "day := 2026-12-01 has no GPU prices; priced days run from 2021-04-28 to 2026-08-22"),
+        # a workload of the wrong kind for its model, or without what its kind is costed by
+        ("model := 'llama-3.1-8b', class_kind := 'image_generation', image_steps := 30, "
+         "input_len := null, output_len := null",
+         "model := 'llama-3.1-8b' is not an image model; class_kind := 'image_generation' "
+         "takes sdxl-1.0"),
+        ("model := 'sdxl-1.0', input_len := 100, output_len := 10",
+         "model := 'sdxl-1.0' is an image model: ask with class_kind := 'image_generation' and "
+         "image_steps"),
+        ("model := 'sdxl-1.0', class_kind := 'image_generation', input_len := null, "
+         "output_len := null",
+         "image_steps := null must be a positive number of denoising steps per image (or give "
+         "flops_per_output_tflop, the TFLOP of one image)"),
+        ("model := 'llama-3.1-8b', class_kind := 'training', input_len := null, "
+         "output_len := null",
+         "tokens_per_output := null must be a positive number of tokens per training sample"),
         # a day with prices, none of them under the asked pricing models: no GPU row would come
         # back (and no row at all for Qwen2.5-32B, which no API serves)
         ("model := 'qwen2.5-32b', input_len := 100, output_len := 10, "

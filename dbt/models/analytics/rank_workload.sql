@@ -28,7 +28,15 @@ with models as (
         list(
             model_ref
             order by model_ref
-        ) as known
+        ) as known,
+        -- the image models: those with a cost per denoising step (model_reference.csv)
+        coalesce(
+            list(
+                model_ref
+                order by model_ref
+            ) filter (where flops_per_image_step_tflop is not null),
+            []
+        ) as image_models
     from {{ ref('model_reference') }}
 ),
 
@@ -133,6 +141,33 @@ checked as (
                         || coalesce('''' || a.class_kind || '''', 'null')
                         || ' is not a workload kind; known: llm_serving, training, image_generation'
                     )
+            -- an image model generates images, and only an image model does (a cost per step)
+            when a.class_kind = 'image_generation' and not list_contains(m.image_models, a.model_ref)
+                then error(
+                        'rank_workload: model := ''' || a.model_ref || ''' is not an image model; '
+                        || 'class_kind := ''image_generation'' takes '
+                        || array_to_string(m.image_models, ', ')
+                    )
+            when a.class_kind <> 'image_generation' and list_contains(m.image_models, a.model_ref)
+                then error(
+                        'rank_workload: model := ''' || a.model_ref || ''' is an image model: ask '
+                        || 'with class_kind := ''image_generation'' and image_steps'
+                    )
+            when
+                a.class_kind = 'image_generation' and a.flops_per_output_tflop is null
+                and not coalesce(a.image_steps > 0, false)
+                then error(
+                        'rank_workload: image_steps := '
+                        || coalesce(cast(a.image_steps as varchar), 'null')
+                        || ' must be a positive number of denoising steps per image (or give '
+                        || 'flops_per_output_tflop, the TFLOP of one image)'
+                    )
+            when a.class_kind = 'training' and not coalesce(a.tokens_per_output > 0, false)
+                then error(
+                        'rank_workload: tokens_per_output := '
+                        || coalesce(cast(a.tokens_per_output as varchar), 'null')
+                        || ' must be a positive number of tokens per training sample'
+                    )
             when a.class_kind = 'llm_serving' and not coalesce(a.input_len > 0, false)
                 then error(
                         'rank_workload: input_len := ' || coalesce(cast(a.input_len as varchar), 'null')
@@ -216,7 +251,10 @@ workload as (
         cast(k.quality_pass_rate as double) as quality_pass_rate,
         cast(k.output_unit as varchar) as output_unit,
         cast(k.tokens_per_output as double) as tokens_per_output,
-        cast(k.flops_per_output_tflop as double) as flops_per_output_tflop,
+        -- an image's TFLOP: as given, else its steps times the model's TFLOP per step
+        cast(
+            coalesce(k.flops_per_output_tflop, k.image_steps * m.flops_per_image_step_tflop) as double
+        ) as flops_per_output_tflop,
         cast(k.image_steps as integer) as image_steps,
         cast(k.runtime_overhead_gb as double) as runtime_overhead_gb,
         cast(k.headroom as double) as headroom,
