@@ -126,6 +126,24 @@ def test_an_image_workload_asked_by_its_steps_is_the_image_class(con, shown_day)
     assert n > 700 and ranked > 0
 
 
+def test_a_training_or_image_workload_is_costed_per_sample_or_image_by_default(con):
+    """Without output_unit, each kind of workload is costed per the unit it produces: an LLM's
+    request, a training sample, an image (as the seeded classes of each kind are)."""
+    asked = {
+        "request": "model := 'llama-3.1-8b', input_len := 100, output_len := 10",
+        "sample": "model := 'llama-3.1-8b', class_kind := 'training', tokens_per_output := 2048, "
+        "input_len := null, output_len := null",
+        "image": "model := 'sdxl-1.0', class_kind := 'image_generation', image_steps := 30, "
+        "input_len := null, output_len := null",
+    }
+    for unit, arguments in asked.items():
+        units, ranked = con.execute(
+            "select list(distinct output_unit), count(gpu_rank) "
+            f"from analytics.rank_workload({arguments})"
+        ).fetchone()
+        assert units == [unit] and ranked > 0, (unit, units, ranked)
+
+
 def test_defaults_are_the_checkpoints_precision_one_request_no_slo_on_demand_the_shown_day(
     con, shown_day
 ):
@@ -196,6 +214,28 @@ def test_defaults_are_the_checkpoints_precision_one_request_no_slo_on_demand_the
         ("model := 'llama-3.1-8b', class_kind := 'training', input_len := null, "
          "output_len := null",
          "tokens_per_output := null must be a positive number of tokens per training sample"),
+        # what the cost per output divides by or adds, outside its range: the numbers would be
+        # infinite, negative or too low, and still ranked
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, quality_pass_rate := 0",
+         "quality_pass_rate := 0 must be above 0 and at most 1 (the share of outputs accepted)"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, quality_pass_rate := 1.5",
+         "quality_pass_rate := 1.5 must be above 0 and at most 1 (the share of outputs accepted)"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, target_utilization := 0",
+         "target_utilization := 0 must be above 0 and at most 1 (the share of each rented hour "
+         "the GPUs do useful work)"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, "
+         "overhead_usd_per_hour := -1",
+         "overhead_usd_per_hour := -1 must be 0 or more (USD an hour on top of the GPUs)"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, headroom := 1",
+         "headroom := 1 must be at least 0 and below 1 (the share of GPU memory kept free)"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, runtime_overhead_gb := -2",
+         "runtime_overhead_gb := -2 must be 0 or more (GB per GPU)"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, output_unit := 'images'",
+         "output_unit := 'images' is not a unit of llm_serving workloads; known: request, "
+         "1m_tokens"),
+        ("model := 'llama-3.1-8b', class_kind := 'training', tokens_per_output := 2048, "
+         "output_unit := 'request', input_len := null, output_len := null",
+         "output_unit := 'request' is not a unit of training workloads; known: sample"),
         # a day with prices, none of them under the asked pricing models: no GPU row would come
         # back (and no row at all for Qwen2.5-32B, which no API serves)
         ("model := 'qwen2.5-32b', input_len := 100, output_len := 10, "

@@ -7,7 +7,7 @@
             ['pricing_models', "['on_demand']"], ['day', none],
             ['kv_cache_precision', "'bf16'"], ['target_utilization', '0.6'],
             ['overhead_usd_per_hour', '0.0'], ['quality_pass_rate', '1.0'],
-            ['output_unit', "'request'"], ['runtime_overhead_gb', '4.0'], ['headroom', '0.2'],
+            ['output_unit', none], ['runtime_overhead_gb', '4.0'], ['headroom', '0.2'],
             ['max_gpus', '8'], ['class_kind', "'llm_serving'"], ['tokens_per_output', none],
             ['flops_per_output_tflop', none], ['image_steps', none],
             ['workload_class', "'custom'"],
@@ -82,7 +82,12 @@ asked as (
         p_target_utilization as target_utilization,
         p_overhead_usd_per_hour as overhead_usd_per_hour,
         p_quality_pass_rate as quality_pass_rate,
-        p_output_unit as output_unit,
+        -- (default: the unit a workload of the kind is costed per)
+        coalesce(
+            p_output_unit,
+            case p_class_kind when 'training' then 'sample' when 'image_generation' then 'image' end,
+            'request'
+        ) as output_unit,
         p_tokens_per_output as tokens_per_output,
         p_flops_per_output_tflop as flops_per_output_tflop,
         p_image_steps as image_steps,
@@ -184,6 +189,54 @@ checked as (
                         'rank_workload: concurrency := '
                         || coalesce(cast(a.concurrency as varchar), 'null')
                         || ' must be a positive number of requests in flight'
+                    )
+            -- the cost per output divides by these, or subtracts: outside their range the
+            -- numbers would be infinite, negative or too low, and still ranked
+            when not coalesce(a.target_utilization > 0 and a.target_utilization <= 1, false)
+                then error(
+                        'rank_workload: target_utilization := '
+                        || coalesce(cast(a.target_utilization as varchar), 'null')
+                        || ' must be above 0 and at most 1 (the share of each rented hour the '
+                        || 'GPUs do useful work)'
+                    )
+            when not coalesce(a.quality_pass_rate > 0 and a.quality_pass_rate <= 1, false)
+                then error(
+                        'rank_workload: quality_pass_rate := '
+                        || coalesce(cast(a.quality_pass_rate as varchar), 'null')
+                        || ' must be above 0 and at most 1 (the share of outputs accepted)'
+                    )
+            when not coalesce(a.overhead_usd_per_hour >= 0, false)
+                then error(
+                        'rank_workload: overhead_usd_per_hour := '
+                        || coalesce(cast(a.overhead_usd_per_hour as varchar), 'null')
+                        || ' must be 0 or more (USD an hour on top of the GPUs)'
+                    )
+            when not coalesce(a.headroom >= 0 and a.headroom < 1, false)
+                then error(
+                        'rank_workload: headroom := ' || coalesce(cast(a.headroom as varchar), 'null')
+                        || ' must be at least 0 and below 1 (the share of GPU memory kept free)'
+                    )
+            when not coalesce(a.runtime_overhead_gb >= 0, false)
+                then error(
+                        'rank_workload: runtime_overhead_gb := '
+                        || coalesce(cast(a.runtime_overhead_gb as varchar), 'null')
+                        || ' must be 0 or more (GB per GPU)'
+                    )
+            -- the unit the cost is given per (macros/economics.sql) fits the kind of workload
+            when
+                not (
+                    (a.class_kind = 'llm_serving' and a.output_unit in ('request', '1m_tokens'))
+                    or (a.class_kind = 'training' and a.output_unit = 'sample')
+                    or (a.class_kind = 'image_generation' and a.output_unit = 'image')
+                )
+                then error(
+                        'rank_workload: output_unit := ''' || a.output_unit || ''' is not a unit of '
+                        || a.class_kind || ' workloads; known: '
+                        || case a.class_kind
+                            when 'llm_serving' then 'request, 1m_tokens'
+                            when 'training' then 'sample'
+                            else 'image'
+                        end
                     )
             -- (null: as in the seed, no limit below the 8 GPUs of one node)
             when a.max_gpus is not null and not (a.max_gpus >= 1)
