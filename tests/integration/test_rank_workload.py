@@ -37,6 +37,18 @@ def _class_parameters(con, workload_class: str, day) -> dict:
     return params
 
 
+def _view_columns(con) -> str:
+    """analytics.workload_costs_daily's columns, in order, as a select list."""
+    return ", ".join(
+        r[0]
+        for r in con.execute(
+            """select column_name from information_schema.columns
+               where table_schema = 'analytics' and table_name = 'workload_costs_daily'
+               order by ordinal_position"""
+        ).fetchall()
+    )
+
+
 CLASSES = (
     "chat-8b", "chat-13-34b", "chat-70b", "chat-70b-latency", "rag-70b-long-context",
     "batch-70b", "assistant-405b", "local-8b-int4", "lora-finetune-8b", "image-gen-sdxl",
@@ -54,14 +66,7 @@ def test_every_seed_class_is_its_marts_rows_value_for_value(con, shown_day):
             "select workload_class from reference.workload_classes order by 1"
         ).fetchall()
     ]
-    columns = ", ".join(
-        r[0]
-        for r in con.execute(
-            """select column_name from information_schema.columns
-               where table_schema = 'analytics' and table_name = 'workload_costs_daily'
-               order by ordinal_position"""
-        ).fetchall()
-    )
+    columns = _view_columns(con)
     differing, sizes = {}, {}
     for workload_class in CLASSES:
         params = _class_parameters(con, workload_class, shown_day)
@@ -103,14 +108,7 @@ def test_an_image_workload_asked_by_its_steps_is_the_image_class(con, shown_day)
     params = _class_parameters(con, "image-gen-sdxl", shown_day)
     assert (params["flops_per_output_tflop"], params["image_steps"]) == (330, 30)
     del params["flops_per_output_tflop"]
-    columns = ", ".join(
-        r[0]
-        for r in con.execute(
-            """select column_name from information_schema.columns
-               where table_schema = 'analytics' and table_name = 'workload_costs_daily'
-               order by ordinal_position"""
-        ).fetchall()
-    )
+    columns = _view_columns(con)
     mart = (
         f"select {columns} from analytics.workload_costs_daily "
         "where workload_class = $workload_class and day = $day"

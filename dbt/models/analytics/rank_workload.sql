@@ -161,67 +161,59 @@ checked as (
             when
                 a.class_kind = 'image_generation' and a.flops_per_output_tflop is null
                 and not coalesce(a.image_steps > 0, false)
-                then error(
-                        'rank_workload: image_steps := '
-                        || coalesce(cast(a.image_steps as varchar), 'null')
-                        || ' must be a positive number of denoising steps per image (or give '
-                        || 'flops_per_output_tflop, the TFLOP of one image)'
-                    )
+                then {{ parameter_error(
+                    'rank_workload', 'image_steps',
+                    'must be a positive number of denoising steps per image (or give '
+                    ~ 'flops_per_output_tflop, the TFLOP of one image)'
+                ) }}
             when a.class_kind = 'training' and not coalesce(a.tokens_per_output > 0, false)
-                then error(
-                        'rank_workload: tokens_per_output := '
-                        || coalesce(cast(a.tokens_per_output as varchar), 'null')
-                        || ' must be a positive number of tokens per training sample'
-                    )
+                then {{ parameter_error(
+                    'rank_workload', 'tokens_per_output',
+                    'must be a positive number of tokens per training sample'
+                ) }}
             when a.class_kind = 'llm_serving' and not coalesce(a.input_len > 0, false)
-                then error(
-                        'rank_workload: input_len := ' || coalesce(cast(a.input_len as varchar), 'null')
-                        || ' must be a positive number of prompt tokens'
-                    )
+                then {{ parameter_error(
+                    'rank_workload', 'input_len',
+                    'must be a positive number of prompt tokens'
+                ) }}
             when a.class_kind = 'llm_serving' and not coalesce(a.output_len > 0, false)
-                then error(
-                        'rank_workload: output_len := '
-                        || coalesce(cast(a.output_len as varchar), 'null')
-                        || ' must be a positive number of output tokens'
-                    )
+                then {{ parameter_error(
+                    'rank_workload', 'output_len',
+                    'must be a positive number of output tokens'
+                ) }}
             when not coalesce(a.concurrency > 0, false)
-                then error(
-                        'rank_workload: concurrency := '
-                        || coalesce(cast(a.concurrency as varchar), 'null')
-                        || ' must be a positive number of requests in flight'
-                    )
+                then {{ parameter_error(
+                    'rank_workload', 'concurrency',
+                    'must be a positive number of requests in flight'
+                ) }}
             -- the cost per output divides by these, or subtracts: outside their range the
             -- numbers would be infinite, negative or too low, and still ranked
             when not coalesce(a.target_utilization > 0 and a.target_utilization <= 1, false)
-                then error(
-                        'rank_workload: target_utilization := '
-                        || coalesce(cast(a.target_utilization as varchar), 'null')
-                        || ' must be above 0 and at most 1 (the share of each rented hour the '
-                        || 'GPUs do useful work)'
-                    )
+                then {{ parameter_error(
+                    'rank_workload', 'target_utilization',
+                    'must be above 0 and at most 1 (the share of each rented hour the GPUs do'
+                    ~ ' useful work)'
+                ) }}
             when not coalesce(a.quality_pass_rate > 0 and a.quality_pass_rate <= 1, false)
-                then error(
-                        'rank_workload: quality_pass_rate := '
-                        || coalesce(cast(a.quality_pass_rate as varchar), 'null')
-                        || ' must be above 0 and at most 1 (the share of outputs accepted)'
-                    )
+                then {{ parameter_error(
+                    'rank_workload', 'quality_pass_rate',
+                    'must be above 0 and at most 1 (the share of outputs accepted)'
+                ) }}
             when not coalesce(a.overhead_usd_per_hour >= 0, false)
-                then error(
-                        'rank_workload: overhead_usd_per_hour := '
-                        || coalesce(cast(a.overhead_usd_per_hour as varchar), 'null')
-                        || ' must be 0 or more (USD an hour on top of the GPUs)'
-                    )
+                then {{ parameter_error(
+                    'rank_workload', 'overhead_usd_per_hour',
+                    'must be 0 or more (USD an hour on top of the GPUs)'
+                ) }}
             when not coalesce(a.headroom >= 0 and a.headroom < 1, false)
-                then error(
-                        'rank_workload: headroom := ' || coalesce(cast(a.headroom as varchar), 'null')
-                        || ' must be at least 0 and below 1 (the share of GPU memory kept free)'
-                    )
+                then {{ parameter_error(
+                    'rank_workload', 'headroom',
+                    'must be at least 0 and below 1 (the share of GPU memory kept free)'
+                ) }}
             when not coalesce(a.runtime_overhead_gb >= 0, false)
-                then error(
-                        'rank_workload: runtime_overhead_gb := '
-                        || coalesce(cast(a.runtime_overhead_gb as varchar), 'null')
-                        || ' must be 0 or more (GB per GPU)'
-                    )
+                then {{ parameter_error(
+                    'rank_workload', 'runtime_overhead_gb',
+                    'must be 0 or more (GB per GPU)'
+                ) }}
             -- the unit the cost is given per (macros/economics.sql) fits the kind of workload
             when
                 not (
@@ -252,11 +244,10 @@ checked as (
                         || ''' is not a precision; known: fp32, bf16, fp16, fp8, int8, int4, fp4'
                     )
             when a.pricing_models is null or a.n_pricing_models = 0
-                then error(
-                        'rank_workload: pricing_models := '
-                        || coalesce(cast(a.pricing_models as varchar), 'null')
-                        || ' names no pricing model'
-                    )
+                then {{ parameter_error(
+                    'rank_workload', 'pricing_models',
+                    'names no pricing model'
+                ) }}
             when len(a.unknown_pricing_models) > 0
                 then error(
                         'rank_workload: pricing_models has '
