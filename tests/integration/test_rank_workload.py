@@ -234,6 +234,50 @@ def test_defaults_are_the_checkpoints_precision_one_request_no_slo_on_demand_the
         ("model := 'llama-3.1-8b', class_kind := 'training', tokens_per_output := 2048, "
          "output_unit := 'request', input_len := null, output_len := null",
          "output_unit := 'request' is not a unit of training workloads; known: sample"),
+        # what one kind of workload is costed by, given to another: it would be left out of the
+        # answer without a word (the rows were those of the same workload without it)
+        ("model := 'llama-3.1-8b', class_kind := 'training', tokens_per_output := 2048, "
+         "input_len := 2048, output_len := null",
+         "input_len := 2048 applies only to class_kind := 'llm_serving' (leave it out)"),
+        ("model := 'sdxl-1.0', class_kind := 'image_generation', image_steps := 30, "
+         "input_len := null, output_len := 77",
+         "output_len := 77 applies only to class_kind := 'llm_serving' (leave it out)"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, tokens_per_output := 5",
+         "tokens_per_output := 5 applies only to class_kind := 'training' (tokens per training "
+         "sample)"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, image_steps := 30",
+         "image_steps := 30 applies only to class_kind := 'image_generation' (denoising steps "
+         "per image)"),
+        ("model := 'llama-3.1-8b', class_kind := 'training', tokens_per_output := 2048, "
+         "flops_per_output_tflop := 330, input_len := null, output_len := null",
+         "flops_per_output_tflop := 330 applies only to class_kind := 'image_generation' (TFLOP "
+         "per image)"),
+        # an image's steps or TFLOP out of range: the throughput divides by them
+        ("model := 'sdxl-1.0', class_kind := 'image_generation', image_steps := 30.5, "
+         "input_len := null, output_len := null",
+         "image_steps := 30.5 must be a whole positive number of denoising steps per image"),
+        ("model := 'sdxl-1.0', class_kind := 'image_generation', image_steps := 30, "
+         "flops_per_output_tflop := -1, input_len := null, output_len := null",
+         "flops_per_output_tflop := -1 must be a positive number of TFLOP per image"),
+        # a KV cache of no known precision: the memory fit had no KV cache, and no GPU fitted
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, "
+         "kv_cache_precision := 'fp3'",
+         "kv_cache_precision := 'fp3' is not a precision; known: fp32, bf16, fp16, fp8, int8, "
+         "int4, fp4"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, kv_cache_precision := null",
+         "kv_cache_precision := null is not a precision; known: fp32, bf16, fp16, fp8, int8, "
+         "int4, fp4"),
+        # a latency target no run or estimate could keep (it ranked as if there were none)
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, slo_p95_ttft_ms := 0",
+         "slo_p95_ttft_ms := 0 must be a positive number of milliseconds (or null: no target)"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, slo_p99_e2e_ms := -5",
+         "slo_p99_e2e_ms := -5 must be a positive number of milliseconds (or null: no target)"),
+        # the rows' key: without it only the model APIs came back, the GPU offers silently not
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, workload_class := null",
+         "workload_class := null must name the workload (default 'custom'): its rows are keyed "
+         "by it"),
+        ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, max_gpus := 2.5",
+         "max_gpus := 2.5 must be a whole number of GPUs (the largest unit tried is 8)"),
         # a day with prices, none of them under the asked pricing models: no GPU row would come
         # back (and no row at all for Qwen2.5-32B, which no API serves)
         ("model := 'qwen2.5-32b', input_len := 100, output_len := 10, "
@@ -404,6 +448,15 @@ def test_rank_and_explain_refuse_wrong_parameters_clearly(demo_build):
     assert done.returncode == 2
     assert done.stderr.strip() == (
         "gpuledger rank: output_len := 0 must be a positive number of output tokens"
+    )
+    slo = gpuledger(
+        home, "rank", "--model", "llama-3.1-70b", "--input", "3000", "--output", "400",
+        "--slo-ttft", "0",
+    )  # fmt: skip
+    assert slo.returncode == 2
+    assert slo.stderr.strip() == (
+        "gpuledger rank: slo_p95_ttft_ms := 0.0 must be a positive number of milliseconds (or "
+        "null: no target)"
     )
     reserved = gpuledger(
         home, "rank", "--model", "llama-3.1-70b", "--input", "3000", "--output", "400",

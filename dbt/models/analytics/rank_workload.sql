@@ -186,6 +186,76 @@ checked as (
                     'rank_workload', 'concurrency',
                     'must be a positive number of requests in flight'
                 ) }}
+            -- what the kind of workload is costed by, given in a wrong unit or range: the
+            -- throughput divides by it; or given to a kind it does not apply to, where it would be
+            -- left out of the answer without a word
+            when a.class_kind <> 'llm_serving' and a.input_len is not null
+                then {{ parameter_error(
+                    'rank_workload', 'input_len',
+                    "applies only to class_kind := 'llm_serving' (leave it out)"
+                ) }}
+            when a.class_kind <> 'llm_serving' and a.output_len is not null
+                then {{ parameter_error(
+                    'rank_workload', 'output_len',
+                    "applies only to class_kind := 'llm_serving' (leave it out)"
+                ) }}
+            when a.class_kind <> 'training' and a.tokens_per_output is not null
+                then {{ parameter_error(
+                    'rank_workload', 'tokens_per_output',
+                    "applies only to class_kind := 'training' (tokens per training sample)"
+                ) }}
+            when a.class_kind <> 'image_generation' and a.image_steps is not null
+                then {{ parameter_error(
+                    'rank_workload', 'image_steps',
+                    "applies only to class_kind := 'image_generation' (denoising steps per image)"
+                ) }}
+            when a.class_kind <> 'image_generation' and a.flops_per_output_tflop is not null
+                then {{ parameter_error(
+                    'rank_workload', 'flops_per_output_tflop',
+                    "applies only to class_kind := 'image_generation' (TFLOP per image)"
+                ) }}
+            when
+                a.image_steps is not null
+                and not (a.image_steps > 0 and a.image_steps = floor(a.image_steps))
+                then {{ parameter_error(
+                    'rank_workload', 'image_steps',
+                    'must be a whole positive number of denoising steps per image'
+                ) }}
+            when a.flops_per_output_tflop is not null and not (a.flops_per_output_tflop > 0)
+                then {{ parameter_error(
+                    'rank_workload', 'flops_per_output_tflop',
+                    'must be a positive number of TFLOP per image'
+                ) }}
+            -- the KV cache's bytes per value (macros/economics.sql): unknown, the memory fit
+            -- would have no KV cache and no GPU would fit
+            when
+                a.class_kind = 'llm_serving'
+                and not coalesce(
+                    lower(a.kv_cache_precision) in ('fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'fp4'),
+                    false
+                )
+                then error(
+                        'rank_workload: kv_cache_precision := '
+                        || coalesce('''' || a.kv_cache_precision || '''', 'null')
+                        || ' is not a precision; known: fp32, bf16, fp16, fp8, int8, int4, fp4'
+                    )
+            -- a latency target of 0 ms or less: no run or estimate could keep it
+            when a.slo_p95_ttft_ms is not null and not (a.slo_p95_ttft_ms > 0)
+                then {{ parameter_error(
+                    'rank_workload', 'slo_p95_ttft_ms',
+                    'must be a positive number of milliseconds (or null: no target)'
+                ) }}
+            when a.slo_p99_e2e_ms is not null and not (a.slo_p99_e2e_ms > 0)
+                then {{ parameter_error(
+                    'rank_workload', 'slo_p99_e2e_ms',
+                    'must be a positive number of milliseconds (or null: no target)'
+                ) }}
+            -- the rows are keyed by it: without one, no GPU option would join its evidence
+            when a.workload_class is null
+                then {{ parameter_error(
+                    'rank_workload', 'workload_class',
+                    "must name the workload (default 'custom'): its rows are keyed by it"
+                ) }}
             -- the cost per output divides by these, or subtracts: outside their range the
             -- numbers would be infinite, negative or too low, and still ranked
             when not coalesce(a.target_utilization > 0 and a.target_utilization <= 1, false)
@@ -236,6 +306,11 @@ checked as (
                         'rank_workload: max_gpus := ' || cast(a.max_gpus as varchar)
                         || ' must be at least 1 GPU (the largest unit tried is 8)'
                     )
+            when a.max_gpus is not null and a.max_gpus <> floor(a.max_gpus)
+                then {{ parameter_error(
+                    'rank_workload', 'max_gpus',
+                    'must be a whole number of GPUs (the largest unit tried is 8)'
+                ) }}
             when
                 a.precision is not null
                 and lower(a.precision) not in ('fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'fp4')
