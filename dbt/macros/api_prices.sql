@@ -35,6 +35,19 @@
     end
 {%- endmacro %}
 
+{#- Whether a catalog's price can stand for a day: a catalog taken by then, or a later one that
+    dates the price from the day or earlier; a later one that gives the price no start date only
+    within api_price_assumed_days before it was taken (var). Further back the price is unfounded:
+    token prices fall within months, and the model may not have been released yet (a catalog of
+    December 2026 pricing Llama 3.1 70B says nothing of April 2021). -#}
+{% macro api_price_stands_for(day, taken_on, taken_by_the_day, valid_from) -%}
+    (
+        {{ taken_by_the_day }}
+        or {{ valid_from }} is not null
+        or date_diff('day', {{ day }}, {{ taken_on }}) <= {{ var('api_price_assumed_days') }}
+    )
+{%- endmacro %}
+
 {#- A model API priced as a batch endpoint (requests answered asynchronously, within hours, at a
     discount): the genai-prices catalog names OpenRouter's with a ":batch" suffix and "(batch)" in
     the name. Such an endpoint cannot serve a workload with a latency target

@@ -111,3 +111,26 @@ def test_the_kimi_classes_weigh_renting_against_the_kimi_api(con, shown_day):
         [shown_day],
     ).fetchone()
     assert qwen_32b_apis == 0
+
+
+def test_an_undated_api_price_is_not_assumed_years_before_its_catalog(con, shown_day):
+    """The demo's catalog (genai-prices, taken 2026-12-01) gives its prices no start date: they
+    stand for a day at most api_price_assumed_days (180) before it. The shown day (102 days
+    before) keeps its API prices; 2021-04-28, the first priced day, had Llama 3.1 70B APIs ranked
+    first from that catalog (0.246 USD per 1,000 requests, a price taken 2,043 days later, for a
+    model released years after) and now has none."""
+    bases = con.execute(
+        """select price_basis, min(day),
+                  max(date_diff('day', day, cast(snapshot_fetched_at as date)))
+           from intermediate.int_model_api_prices_daily group by 1"""
+    ).fetchall()
+    assert [(b, back) for b, _, back in bases] == [("assumed_from_later_catalog", 158)]
+    assert bases[0][1] > shown_day.replace(year=shown_day.year - 1)
+    assert offers_of(con, shown_day, "llama-3.1-70b")
+    kinds = con.execute(
+        """select option_kind, count(*) from analytics.rank_workload(
+               model := 'llama-3.1-70b', input_len := 3000, output_len := 400,
+               day := date '2021-04-28')
+           group by 1"""
+    ).fetchall()
+    assert kinds == [("gpu_offer", 7)]

@@ -6,7 +6,8 @@
 -- the price with the latest valid_from on or before the day, in USD at that day's ECB rate (or the
 -- nearest earlier business day's). A day before a source's first catalog takes that first one:
 -- its prices the catalog dates from the day or earlier, and those it gives no start date, assumed
--- in force then (price_basis says which). So a day's prices are what was known by that day
+-- in force then if the catalog was taken at most api_price_assumed_days later (price_basis says
+-- which). So a day's prices are what was known by that day
 -- wherever a catalog of the time exists, and a backfill prices a day as its own run did.
 -- A table: every call of analytics.rank_workload reads it (as a view, 0.1 s of each call).
 with days as (
@@ -104,6 +105,7 @@ in_force as (
         and d.snapshot_url = m.snapshot_url
         and d.snapshot_fetched_at = m.snapshot_fetched_at
         and (m.valid_from is null or d.day >= m.valid_from)
+        and {{ api_price_stands_for('d.day', 'd.taken_on', 'd.taken_by_the_day', 'm.valid_from') }}
     -- of two pages pricing the same model API: a catalog of the day over a later one, then the
     -- one taken nearest the day; in a catalog, the price with the latest start
     qualify row_number() over (

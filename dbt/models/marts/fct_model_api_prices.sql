@@ -3,7 +3,8 @@
 -- that day (before its first: that first one), and in it the price whose valid_from is the
 -- latest on or before the day; price_basis says whether the catalog was taken by the day, or
 -- later and dates the price from the day or earlier, or later and gives no start date (the price
--- assumed in force then), as in int_model_api_prices_daily. Announced future prices are not yet
+-- assumed in force then, if taken at most api_price_assumed_days later), as in
+-- int_model_api_prices_daily. Announced future prices are not yet
 -- in force. Two pages of a source pricing one model API: the one of the day, else the nearest.
 -- Prices in another currency are converted to USD at the as-of day's ECB rate (or the nearest
 -- earlier business day's), and the rate used is kept; with no rate for the currency the USD
@@ -44,7 +45,9 @@ in_force as (
         on a.source = d.source
         and a.snapshot_url = d.snapshot_url
         and a.snapshot_fetched_at = d.snapshot_fetched_at
-    where a.valid_from is null or a.valid_from <= {{ as_of_date() }}
+    where
+        (a.valid_from is null or a.valid_from <= {{ as_of_date() }})
+        and {{ api_price_stands_for(as_of_date(), 'd.taken_on', 'd.taken_by_the_day', 'a.valid_from') }}
     -- of two pages pricing the same model API: a catalog of the day over a later one, then the
     -- one taken nearest the day; in a catalog, the price with the latest start
     qualify row_number() over (
