@@ -330,7 +330,9 @@ def test_rank_and_explain_say_why_instead_of_an_empty_table(demo):
         "select min(day), max(day) from marts.fct_gpu_rankings_daily "
         "where workload_class = 'chat-70b'",
     )[0]
-    assert first == date(2021, 4, 28)
+    # (before 2026-02-11 no offer is eligible for it, and no model-API price of the demo's
+    # catalog stands that far before the catalog was taken: api_price_assumed_days)
+    assert first == date(2026, 2, 11)
     no_prices = gpuledger(paths, "rank", "--workload", "chat-70b", "--date", "2020-01-01")
     assert no_prices.returncode == 2 and no_prices.stdout == ""
     assert no_prices.stderr.strip() == (
@@ -353,7 +355,8 @@ def test_rank_and_explain_say_why_instead_of_an_empty_table(demo):
         "(memory fit, offers, evidence, SLO: see `gpuledger explain`)"
     )
     # 2026-02-14 has 47 offers (quote_csv's of 02-11, carried as stale), none eligible for Kimi
-    # K2.5, whose eight model APIs are: no empty table of GPUs, the reason and the cheapest API
+    # K2.5, and no model-API price (its catalog was taken 290 days later): refused with the days
+    # the class is ranked on
     offers, gpus, apis = query(
         paths,
         """select (select count(*) from marts.fct_gpu_offers_daily where day = '2026-02-14'),
@@ -361,18 +364,32 @@ def test_rank_and_explain_say_why_instead_of_an_empty_table(demo):
            from marts.fct_gpu_rankings_daily
            where day = '2026-02-14' and workload_class = 'agentic-coding-kimi-k2.5'""",
     )[0]
-    assert (offers, gpus, apis) == (47, 0, 8)
-    only_apis = gpuledger(
+    assert (offers, gpus, apis) == (47, 0, 0)
+    kimi = gpuledger(
         paths, "rank", "--workload", "agentic-coding-kimi-k2.5", "--date", "2026-02-14"
     )
+    assert kimi.returncode == 2
+    assert kimi.stderr.strip() == (
+        "gpuledger rank: no option is eligible for agentic-coding-kimi-k2.5 on 2026-02-14 "
+        "(memory fit, offers, evidence, SLO: see `gpuledger explain`); agentic-coding-kimi-k2.5 "
+        "is ranked on days from 2026-03-13 to 2026-08-22"
+    )
+    # Kimi K2.5 for 256 agents at once: its KV cache fits on no GPU, its eight model APIs serve it:
+    # no empty table of GPUs, the reason and the cheapest API (the command crashed here, the
+    # API's unit missing from your workload's answer)
+    only_apis = gpuledger(
+        paths, "rank", "--model", "kimi-k2.5", "--input", "90000", "--output", "1000",
+        "--concurrency", "256", "--precision", "fp4", "--date", "2026-08-21",
+    )  # fmt: skip
     assert only_apis.returncode == 3  # no GPU to show
     shown = only_apis.stdout.splitlines()
-    assert shown[0].startswith(
-        "agentic-coding-kimi-k2.5 on 2026-02-14: no GPU is eligible (25 GPU(s) with offers: "
-        "memory fit, too few GPUs in the offer, no evidence, SLO: see `gpuledger explain`)"
+    assert shown[0] == (
+        "your workload: kimi-k2.5 (fp4), 90000 in / 1000 out tokens, 256 at once, on_demand on "
+        "2026-08-21: no GPU is eligible (26 GPU(s) with offers: memory fit, too few GPUs in the "
+        "offer, no evidence, SLO: see `gpuledger explain`)"
     )
     assert shown[1].startswith(
-        "cheapest model API: openrouter/moonshotai/kimi-k2.5 at 39.89 USD per 1,000 requests "
+        "cheapest model API: openrouter/moonshotai/kimi-k2.5 at 37.9 USD per 1,000 requests "
         "(overall rank 1;"
     )
     assert len(shown) == 2 and not [line for line in shown if line.startswith("rank  gpu_id")]

@@ -107,11 +107,12 @@ def custom_ranking(workload: Workload, min_evidence: str | None = None) -> dict[
     if min_evidence:
         kept = [g for g in gpus if GRADES.get(g["evidence"], 0) >= GRADES[min_evidence]]
         hidden, gpus = len(gpus) - len(kept), kept
+    # the columns `rank --workload` gives a model API (warehouse/queries/workloads.py)
     apis = [
         {"option_rank": r["option_rank"], "provider": r["provider"], "model_id": r["offer_id"],
          "cost_per_1m_accepted_tokens": r["cost_per_1m_accepted_tokens"],
          "cost_per_accepted_output": r["cost_per_accepted_output"],
-         "tokens_per_dollar": r["tokens_per_dollar"],
+         "tokens_per_dollar": r["tokens_per_dollar"], "output_unit": r["output_unit"],
          "days_since_observed": r["days_since_observed"]}
         for r in rows if r["option_kind"] == "model_api" and r["option_rank"] is not None
     ][:5]  # fmt: skip
