@@ -490,16 +490,19 @@ def test_a_full_build_stores_each_per_day_mart_in_day_order(demo):
         )[0]
         for mart in marts
     }
-    assert stored["fct_workload_cost_inputs_daily"] == (79181, 0)
+    assert stored["fct_workload_cost_inputs_daily"] == (69629, 0)
     # the costs and the rankings are views over the inputs: a row per stored row, the ranked ones
     ranked = query(paths, "select count(*) from marts.fct_gpu_rankings_daily")[0][0]
-    assert query(paths, "select count(*) from marts.fct_workload_costs_daily")[0][0] == 79181
+    assert query(paths, "select count(*) from marts.fct_workload_costs_daily")[0][0] == 69629
     # (45,250 before the batch endpoint of gpt-oss-120b, on the 79 days chat-gpt-oss-120b is
     # priced, stopped ranking for that class's latency target; 45,171 and 78,786 costs before
     # the catalog's 8 Kimi K2.5 offers counted for the two Kimi K2.5 classes, +1,264 on the 79
     # days the catalog prices, and 11 offers of other organisations' fine-tunes a day stopped
-    # counting as the classes' Llama and Qwen models, -869: 395 more, every one ranked)
-    assert ranked == 45566
+    # counting as the classes' Llama and Qwen models, -869: 395 more, every one ranked; 79,181
+    # and 45,566 before the catalog's undated prices stopped standing for days more than 180
+    # days before it was taken: -9,552 model-API options on the 48 demo days before 2026-06-04,
+    # 9,504 of them ranked)
+    assert ranked == 36062
     assert {mart: later for mart, (rows, later) in stored.items() if rows == 0 or later} == {}
 
 
