@@ -479,6 +479,24 @@ def test_rank_and_explain_refuse_wrong_parameters_clearly(demo_build):
     )
 
 
+def test_explain_says_a_workload_that_does_not_fit_has_no_throughput_for_that_reason(demo_build):
+    """Kimi K2.5 for 256 agents at once needs 1.6 TB of KV cache: on eight B200s, whose specs are
+    known, `explain` said "no estimate without specs"; the reason is the memory fit."""
+    done = gpuledger(
+        demo_build[0], "explain", "--model", "kimi-k2.5", "--input", "90000", "--output", "1000",
+        "--concurrency", "256", "--precision", "fp4", "--gpu", "nvidia-b200-sxm-180gb",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    fit = next(i for i, line in enumerate(lines) if line.startswith("1 memory fit:"))
+    assert lines[fit] == (
+        "1 memory fit: weights 520.0 GB + KV cache 1637.057 GB + 4.0 GB runtime per GPU; usable "
+        "per GPU 180.0 x (1 - 0.2) = 144.0 GB -> does not fit on 8 GPUs"
+    )
+    assert lines[fit + 1] == "2 throughput: none: the workload does not fit (1)"
+    assert "   not eligible: does not fit on 8 GPUs of this model (memory)" in lines
+
+
 def test_the_macro_answers_in_the_read_only_sql_sandbox(demo_build):
     done = gpuledger(
         demo_build[0], "sql",

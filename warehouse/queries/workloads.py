@@ -493,6 +493,10 @@ def render_explain(x: dict[str, Any]) -> str:
             )
         elif e["slo_status"] == "unknown" and (c["slo_p95_ttft_ms"] or c["slo_p99_e2e_ms"]):
             out.append("   SLO unknown: no run near the class reports its latency")
+    elif not n:
+        # no unit of this GPU holds the workload: nothing to measure or estimate (the specs
+        # may well be known)
+        out.append("2 throughput: none: the workload does not fit (1)")
     else:
         out.append(
             "2 throughput: no evidence (no matching run; no estimate without "
