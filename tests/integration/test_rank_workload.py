@@ -444,29 +444,18 @@ def test_rank_table_and_explain_for_your_workload(demo_build):
 
 def test_rank_and_explain_refuse_wrong_parameters_clearly(demo_build):
     home = demo_build[0]
-    done = gpuledger(home, "rank", "--model", "llama-3.1-70b", "--input", "3000", "--output", "0")
-    assert done.returncode == 2
-    assert done.stderr.strip() == (
-        "gpuledger rank: output_len := 0 must be a positive number of output tokens"
-    )
-    slo = gpuledger(
-        home, "rank", "--model", "llama-3.1-70b", "--input", "3000", "--output", "400",
-        "--slo-ttft", "0",
-    )  # fmt: skip
-    assert slo.returncode == 2
-    assert slo.stderr.strip() == (
-        "gpuledger rank: slo_p95_ttft_ms := 0.0 must be a positive number of milliseconds (or "
-        "null: no target)"
-    )
-    reserved = gpuledger(
-        home, "rank", "--model", "llama-3.1-70b", "--input", "3000", "--output", "400",
-        "--pricing-models", "reserved_1y",
-    )  # fmt: skip
-    assert reserved.returncode == 2
-    assert reserved.stderr.strip() == (
-        "gpuledger rank: pricing_models := [reserved_1y] matches no GPU offer on 2026-08-21; "
-        "that day's offers by pricing model: marketplace 9, on_demand 838, spot 182"
-    )
+    asked = ("rank", "--model", "llama-3.1-70b", "--input", "3000")
+    for extra, message in (
+        (("--output", "0"), "output_len := 0 must be a positive number of output tokens"),
+        (("--output", "400", "--slo-ttft", "0"),
+         "slo_p95_ttft_ms := 0.0 must be a positive number of milliseconds (or null: no target)"),
+        (("--output", "400", "--pricing-models", "reserved_1y"),
+         "pricing_models := [reserved_1y] matches no GPU offer on 2026-08-21; that day's offers "
+         "by pricing model: marketplace 9, on_demand 838, spot 182"),
+    ):  # fmt: skip
+        done = gpuledger(home, *asked, *extra)
+        assert done.returncode == 2, extra
+        assert done.stderr.strip() == f"gpuledger rank: {message}"
     both = gpuledger(home, "rank", "--workload", "chat-8b", "--model", "llama-3.1-8b")
     assert both.returncode == 2 and "not both" in both.stderr
     missing = gpuledger(

@@ -189,31 +189,19 @@ checked as (
             -- what the kind of workload is costed by, given in a wrong unit or range: the
             -- throughput divides by it; or given to a kind it does not apply to, where it would be
             -- left out of the answer without a word
-            when a.class_kind <> 'llm_serving' and a.input_len is not null
+            {%- for parameter, kind, what in [
+                ('input_len', 'llm_serving', 'leave it out'),
+                ('output_len', 'llm_serving', 'leave it out'),
+                ('tokens_per_output', 'training', 'tokens per training sample'),
+                ('image_steps', 'image_generation', 'denoising steps per image'),
+                ('flops_per_output_tflop', 'image_generation', 'TFLOP per image'),
+            ] %}
+            when a.class_kind <> '{{ kind }}' and a.{{ parameter }} is not null
                 then {{ parameter_error(
-                    'rank_workload', 'input_len',
-                    "applies only to class_kind := 'llm_serving' (leave it out)"
+                    'rank_workload', parameter,
+                    "applies only to class_kind := '" ~ kind ~ "' (" ~ what ~ ")"
                 ) }}
-            when a.class_kind <> 'llm_serving' and a.output_len is not null
-                then {{ parameter_error(
-                    'rank_workload', 'output_len',
-                    "applies only to class_kind := 'llm_serving' (leave it out)"
-                ) }}
-            when a.class_kind <> 'training' and a.tokens_per_output is not null
-                then {{ parameter_error(
-                    'rank_workload', 'tokens_per_output',
-                    "applies only to class_kind := 'training' (tokens per training sample)"
-                ) }}
-            when a.class_kind <> 'image_generation' and a.image_steps is not null
-                then {{ parameter_error(
-                    'rank_workload', 'image_steps',
-                    "applies only to class_kind := 'image_generation' (denoising steps per image)"
-                ) }}
-            when a.class_kind <> 'image_generation' and a.flops_per_output_tflop is not null
-                then {{ parameter_error(
-                    'rank_workload', 'flops_per_output_tflop',
-                    "applies only to class_kind := 'image_generation' (TFLOP per image)"
-                ) }}
+            {%- endfor %}
             when
                 a.image_steps is not null
                 and not (a.image_steps > 0 and a.image_steps = floor(a.image_steps))
