@@ -180,7 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--model", required=True, help="model_ref or a model name (gpt-oss-120b, ...)")
     p.add_argument("--gpu", required=True, help="canonical gpu_id, e.g. nvidia-h100-sxm-80gb")
-    p.add_argument("--gpus", type=int, default=1, help="GPUs in the unit (default 1)")
+    p.add_argument(
+        "--gpus", type=int, default=1, help="GPUs in the unit: 1, 2, 4 or 8, one server (default 1)"
+    )
     p.add_argument("--precision", help="default: the precision of the published checkpoint")
     p.add_argument("--input", type=int, required=True, help="input tokens per request")
     p.add_argument("--output", type=int, required=True, help="output tokens per request")

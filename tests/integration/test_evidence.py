@@ -280,6 +280,23 @@ def test_estimate_predicts_any_conditions_like_the_warehouse(demo):
     nogpu = gpuledger(demo, "estimate", "--model", "llama-3.1-8b", "--gpu", "h100",
                       "--input", "1", "--output", "1")  # fmt: skip
     assert nogpu.returncode == 2 and "did you mean" in nogpu.stderr
+    # three GPUs: no stack splits Llama 3.1 70B's 8 KV heads over 3; an estimate would mislead
+    three = gpuledger(demo, "estimate", "--model", "llama-3.1-70b", "--gpu",
+                      "nvidia-h100-sxm-80gb", "--gpus", "3", "--input", "1000", "--output",
+                      "200")  # fmt: skip
+    assert three.returncode == 2 and three.stdout == ""
+    assert three.stderr.startswith(
+        "gpuledger estimate: --gpus 3: a unit of 1, 2, 4 or 8 GPUs (a power of two)"
+    )
+    # sixteen: two servers; the model has no term for the network between them (it answered
+    # twice the throughput of eight, at a quarter of eight's TTFT)
+    sixteen = gpuledger(demo, "estimate", "--model", "llama-3.1-70b", "--gpu",
+                        "nvidia-h100-sxm-80gb", "--gpus", "16", "--input", "1000", "--output",
+                        "200")  # fmt: skip
+    assert sixteen.returncode == 2 and sixteen.stdout == ""
+    assert sixteen.stderr.startswith(
+        "gpuledger estimate: --gpus 16: the performance model covers units of up to 8 GPUs"
+    )
 
 
 def test_rank_min_evidence_and_explain_show_grade_and_runs(demo):

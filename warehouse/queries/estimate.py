@@ -50,6 +50,10 @@ where list_contains(string_split(?, ' | '), run_key)
 """
 
 
+# the largest unit of GPUs the memory fit sizes (dbt/macros/workload_model.sql, wl_memory_fit)
+MAX_UNIT_GPUS = 8
+
+
 def max_concurrency(
     m: dict, g: dict, gpus: int, precision: str, input_len: int, output_len: int, kv_bytes: float
 ) -> int:
@@ -131,6 +135,20 @@ def estimate(
         raise ValueError("--concurrency must be >= 1 or 'max'")
     if gpus < 1 or output_len < 1 or input_len < 0:
         raise ValueError("--gpus and --output must be >= 1, --input >= 0")
+    if gpus & (gpus - 1):
+        # vLLM, SGLang and TensorRT-LLM split a model's attention (and KV) heads evenly over its
+        # tensor-parallel GPUs; heads come in powers of two, and the memory fit sizes units so
+        raise ValueError(
+            f"--gpus {gpus}: a unit of 1, 2, 4 or 8 GPUs (a power of two): serving stacks "
+            "split a model's attention heads evenly over the GPUs it runs on, and the rankings "
+            "size units the same way"
+        )
+    if gpus > MAX_UNIT_GPUS:
+        raise ValueError(
+            f"--gpus {gpus}: the performance model covers units of up to {MAX_UNIT_GPUS} GPUs "
+            "(one server's NVLink or PCIe domain, the largest unit the rankings size); a larger "
+            "unit spans servers, whose network it does not model"
+        )
     con = connect_published()
     try:
         try:
