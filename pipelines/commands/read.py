@@ -33,7 +33,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
         return _rank_workload(args)
     from warehouse.queries import WarehouseMissing
     from warehouse.queries.coverage import describe
-    from warehouse.queries.prices import ranking, render_ranking
+    from warehouse.queries.prices import ranking, render_ranking, render_ranking_csv
 
     day = date.fromisoformat(args.date) if args.date else None
     try:
@@ -45,6 +45,10 @@ def cmd_rank(args: argparse.Namespace) -> int:
         return 2
     if args.format == "json":
         print(json.dumps(result, default=str, indent=2))
+    elif args.format == "csv":  # rows only; why there are none on stderr
+        print(render_ranking_csv(result, limit=getattr(args, "limit", None)), end="")
+        if not result["rows"]:
+            print(render_ranking(result), file=sys.stderr)
     else:
         if result["coverage"] is not None:  # the day was chosen for its coverage: say why
             print(describe(result["coverage"]))
@@ -75,7 +79,12 @@ def _rank_workload(args: argparse.Namespace) -> int:
         if args.format == "table" and result["coverage"] is not None:
             print(describe(result["coverage"]))  # the day was chosen for its coverage: say why
             print()
-        print(render_workload_ranking(result, args.format, limit=args.limit))
+        # a CSV ends with its last row's line end: no blank line after it
+        end = "" if args.format == "csv" else "\n"
+        print(render_workload_ranking(result, args.format, limit=args.limit), end=end)
+        if args.format == "csv" and not result["gpus"]:
+            # the CSV holds GPU rows only: why there are none (and the cheapest model API)
+            print(render_workload_ranking(result, "table"), file=sys.stderr)
     return 0 if result["gpus"] else 3
 
 

@@ -47,6 +47,21 @@ def test_cli_rank_reads_the_warehouse(demo):
     )
     assert "newest, 2026-08-22: 1 of 6" in table.stdout
     assert "GPU ranking for 2026-08-21 (on_demand)" in table.stdout
+    # --format csv: the rows of the same day as CSV (it printed the table), the JSON's values
+    as_csv = gpuledger(paths, "rank", "--date", "2026-08-22", "--format", "csv")
+    assert as_csv.returncode == 0, as_csv.stderr
+    rows = list(csv.DictReader(io.StringIO(as_csv.stdout)))
+    assert len(rows) == len(payload["rows"]) and list(rows[0]) == list(payload["rows"][0])
+    first = payload["rows"][0]
+    assert (rows[0]["gpu_id"], float(rows[0]["best_price_usd_per_gpu_hour"])) == (
+        first["gpu_id"],
+        first["best_price_usd_per_gpu_hour"],
+    )
+    # a day without prices: the header alone, the reason on stderr, exit 3
+    none = gpuledger(paths, "rank", "--date", "2019-01-01", "--format", "csv")
+    assert none.returncode == 3
+    assert none.stdout.splitlines() == [as_csv.stdout.splitlines()[0]]
+    assert none.stderr.strip() == "no ranking for 2019-01-01 (on_demand)"
     by_class = gpuledger(paths, "rank", "--workload", "chat-70b", "--format", "json")
     assert json.loads(by_class.stdout)["day"] == "2026-08-21"
     assert json.loads(by_class.stdout)["coverage"]["n_providers_fresh"] == 3
@@ -393,6 +408,16 @@ def test_rank_and_explain_say_why_instead_of_an_empty_table(demo):
         "(overall rank 1;"
     )
     assert len(shown) == 2 and not [line for line in shown if line.startswith("rank  gpu_id")]
+    # as CSV: the GPU columns' header and no row (the output was empty), the reason on stderr
+    as_csv = gpuledger(
+        paths, "rank", "--model", "kimi-k2.5", "--input", "90000", "--output", "1000",
+        "--concurrency", "256", "--precision", "fp4", "--date", "2026-08-21", "--format", "csv",
+    )  # fmt: skip
+    assert as_csv.returncode == 3
+    ranked = gpuledger(paths, "rank", "--workload", "chat-8b", "--format", "csv")
+    assert as_csv.stdout.splitlines() == [ranked.stdout.splitlines()[0]]  # the same columns
+    assert as_csv.stdout.startswith("gpu_rank,gpu_id,provider,offer_id,")
+    assert as_csv.stderr.splitlines() == shown
     unknown = gpuledger(paths, "explain", "--workload", "chat-70b", "--gpu", "nvidia-h100")
     assert unknown.returncode == 2
     assert unknown.stderr.strip() == (

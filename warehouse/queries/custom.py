@@ -16,17 +16,7 @@ import duckdb
 
 from warehouse.queries import NotFound, WarehouseMissing, connect_published
 from warehouse.queries.coverage import shown_day
-from warehouse.queries.workloads import GRADES, cell_sources
-
-# what `rank --workload` shows of each GPU (its JSON and CSV keep these keys)
-GPU_COLUMNS = (
-    "gpu_rank", "gpu_id", "provider", "offer_id", "region", "pricing_model",
-    "price_usd_per_gpu_hour", "gpus_needed", "evidence", "runs_used", "unit_outputs_per_s",
-    "accepted_fraction", "effective_hourly_cost", "tokens_per_dollar",
-    "cost_per_1m_accepted_tokens", "cost_per_accepted_output", "cost_per_accepted_output_p10",
-    "cost_per_accepted_output_p90", "output_unit", "slo_status", "is_stale",
-    "days_since_observed", "snapshot_url", "snapshot_sha256", "slo_margin",
-)  # fmt: skip
+from warehouse.queries.workloads import GPU_COLUMNS, GRADES, cell_sources
 
 
 @dataclass

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from datetime import date
 from typing import Any
@@ -11,6 +13,13 @@ import duckdb
 
 from warehouse.queries import WarehouseMissing, connect_published
 from warehouse.queries.coverage import shown_day
+
+# a GPU's row of the price ranking (JSON keys, CSV columns)
+RANK_COLUMNS = (
+    "gpu_rank", "gpu_id", "best_price_usd_per_gpu_hour", "best_provider", "best_offer_id",
+    "best_region", "best_offer_gpu_count", "n_offers", "n_providers", "is_stale",
+    "days_since_observed", "observed_at",
+)  # fmt: skip
 
 
 def ranking(
@@ -25,10 +34,8 @@ def ranking(
                 coverage = shown_day(con, not_after)
                 day = coverage["day"] if coverage else None
             cur = con.execute(
-                """
-                select gpu_rank, gpu_id, best_price_usd_per_gpu_hour, best_provider, best_offer_id,
-                       best_region, best_offer_gpu_count, n_offers, n_providers, is_stale,
-                       days_since_observed, observed_at
+                f"""
+                select {", ".join(RANK_COLUMNS)}
                 from marts.fct_gpu_price_rankings_daily
                 where day = ? and pricing_model = ?
                 order by gpu_rank
@@ -44,6 +51,15 @@ def ranking(
     finally:
         con.close()
     return {"day": day, "pricing_model": pricing_model, "rows": rows, "coverage": coverage}
+
+
+def render_ranking_csv(result: dict[str, Any], limit: int | None = None) -> str:
+    """The ranking's rows as CSV, with its header even when the day has none."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=RANK_COLUMNS)
+    writer.writeheader()
+    writer.writerows(result["rows"][:limit] if limit else result["rows"])
+    return out.getvalue()
 
 
 def render_ranking(result: dict[str, Any], limit: int | None = None) -> str:

@@ -19,6 +19,17 @@ from warehouse.queries.coverage import shown_day
 from warehouse.queries.estimate import unknown_gpu
 from warehouse.units import catalog_age, cost_scale, money, scaled
 
+# what `rank --workload` shows of each GPU (its JSON and CSV keep these keys;
+# a CSV without GPU rows still has this header)
+GPU_COLUMNS = (
+    "gpu_rank", "gpu_id", "provider", "offer_id", "region", "pricing_model",
+    "price_usd_per_gpu_hour", "gpus_needed", "evidence", "runs_used", "unit_outputs_per_s",
+    "accepted_fraction", "effective_hourly_cost", "tokens_per_dollar",
+    "cost_per_1m_accepted_tokens", "cost_per_accepted_output", "cost_per_accepted_output_p10",
+    "cost_per_accepted_output_p90", "output_unit", "slo_status", "is_stale",
+    "days_since_observed", "snapshot_url", "snapshot_sha256", "slo_margin",
+)  # fmt: skip
+
 
 def rows_of(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
     """A query's rows as dicts by column name."""
@@ -157,16 +168,24 @@ def workload_ranking(
             "min_evidence": min_evidence, "gpus_hidden": hidden}  # fmt: skip
 
 
+def no_gpu_line(result: dict[str, Any]) -> str:
+    """Why a ranking shows no GPU: none of those with offers is eligible."""
+    return (
+        f"{result['workload']} on {result['day']}: no GPU is eligible "
+        f"({result['gpus_not_eligible']} GPU(s) with offers: memory fit, too few GPUs in the "
+        "offer, no evidence, SLO: see `gpuledger explain`)"
+    )
+
+
 def render_workload_ranking(
     result: dict[str, Any], fmt: str = "table", limit: int | None = None
 ) -> str:
     rows = result["gpus"][:limit] if limit else result["gpus"]
     if fmt == "csv":
         out = io.StringIO()
-        if rows:
-            writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else list(GPU_COLUMNS))
+        writer.writeheader()
+        writer.writerows(rows)
         return out.getvalue()
     apis = result["model_apis"][:1]
     # the class's unit: its GPUs', or its model API's when --min-evidence hides every GPU
@@ -184,11 +203,7 @@ def render_workload_ranking(
     not_eligible = result["gpus_not_eligible"]
     if not rows and not result.get("gpus_hidden"):
         # only a model API is eligible: say why no GPU is, rather than show an empty table
-        lines = [
-            f"{result['workload']} on {result['day']}: no GPU is eligible ({not_eligible} GPU(s) "
-            "with offers: memory fit, too few GPUs in the offer, no evidence, SLO: see "
-            "`gpuledger explain`)"
-        ]
+        lines = [no_gpu_line(result)]
         not_eligible = 0
 
     def interval(r: dict) -> str:
