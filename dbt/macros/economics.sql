@@ -24,7 +24,16 @@ end
     rank and the cost beside it agree to the last bit. -#}
 {% macro with_cost_measures(options) -%}
 select
-    *,
+    * exclude (accepted_throughput_per_hour),
+    -- accepted outputs per busy hour in the class's unit (requests of output_len tokens, 1M
+    -- tokens, images, training samples): what one unit serves, comparable with the cost per
+    -- accepted output (effective_hourly_cost / accepted_outputs_per_hour)
+    case
+        when option_kind <> 'gpu_offer' then null
+        when output_unit = 'request' then accepted_throughput_per_hour / output_len
+        when output_unit = '1m_tokens' then accepted_throughput_per_hour / 1e6
+        else accepted_throughput_per_hour
+    end as accepted_outputs_per_hour,
     -- the cost's p10-p90 interval from the throughput's (the cost goes as 1 / throughput: its p10
     -- from the throughput's p90); a model API's list price has none to spread
     case when option_kind = 'gpu_offer' and unit_outputs_per_s_p90 > 0
@@ -44,9 +53,9 @@ select
         when option_kind = 'model_api' and output_unit = '1m_tokens'
             then
                 api_cost_per_request / output_len * 1e6 / accepted_fraction
-        when output_unit = 'request' then effective_hourly_cost / (accepted_outputs_per_hour / output_len)
-        when output_unit = '1m_tokens' then effective_hourly_cost / accepted_outputs_per_hour * 1e6
-        else effective_hourly_cost / accepted_outputs_per_hour
+        when output_unit = 'request' then effective_hourly_cost / (accepted_throughput_per_hour / output_len)
+        when output_unit = '1m_tokens' then effective_hourly_cost / accepted_throughput_per_hour * 1e6
+        else effective_hourly_cost / accepted_throughput_per_hour
     end as cost_per_accepted_output
 from (
     select
@@ -55,14 +64,14 @@ from (
             when option_kind = 'model_api' and api_cost_per_request > 0
                 then
                     output_len * accepted_fraction / api_cost_per_request
-            when class_kind = 'llm_serving' then accepted_outputs_per_hour / effective_hourly_cost
+            when class_kind = 'llm_serving' then accepted_throughput_per_hour / effective_hourly_cost
             when class_kind = 'training' then
-                accepted_outputs_per_hour * tokens_per_output / effective_hourly_cost
+                accepted_throughput_per_hour * tokens_per_output / effective_hourly_cost
         end as tokens_per_dollar,
         case
             when option_kind = 'model_api' then null
-            when class_kind = 'llm_serving' then accepted_outputs_per_hour
-            when class_kind = 'training' then accepted_outputs_per_hour * tokens_per_output
+            when class_kind = 'llm_serving' then accepted_throughput_per_hour
+            when class_kind = 'training' then accepted_throughput_per_hour * tokens_per_output
         end as accepted_output_tokens_per_hour
     from (
         select
@@ -71,10 +80,12 @@ from (
             case when option_kind = 'gpu_offer' then
                     gpus_needed * price_usd_per_gpu_hour / target_utilization + overhead_usd_per_hour
             end as effective_hourly_cost,
+            -- unit_outputs_per_s's unit per busy hour: output tokens for LLM serving, images,
+            -- training samples
             case
                 when option_kind = 'gpu_offer' then
                     unit_outputs_per_s * 3600 * success_fraction * quality_pass_rate
-            end as accepted_outputs_per_hour
+            end as accepted_throughput_per_hour
         from {{ options }}
     ) as costed
 ) as per_unit

@@ -136,6 +136,9 @@ def test_break_even_is_rent_over_api_cost(home):
     verdicts = {}
     for cls, rent, api, gpu, capacity, break_even, verdict in rows:
         verdicts[cls] = verdict
+        # the unit's day at its target utilization costs the rent and serves `capacity` outputs
+        # of the class's unit (it counted tokens where an output is a request or 1M tokens)
+        assert capacity == pytest.approx(rent / gpu, rel=1e-9)
         if verdict == "renting_wins_above_break_even":
             assert break_even == pytest.approx(rent / api)
             assert api > gpu and break_even <= capacity

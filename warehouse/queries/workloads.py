@@ -31,6 +31,11 @@ GPU_COLUMNS = (
 )  # fmt: skip
 
 
+# what accepted_outputs_per_hour counts, by output_unit
+OUTPUTS = {"request": "requests", "1m_tokens": "millions of tokens", "image": "images",
+           "sample": "training samples"}  # fmt: skip
+
+
 def rows_of(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
     """A query's rows as dicts by column name."""
     cur = con.execute(sql, params or [])
@@ -543,9 +548,13 @@ def render_explain(x: dict[str, Any]) -> str:
         f"{o['target_utilization']} + {o['overhead_usd_per_hour']} = "
         f"{o['effective_hourly_cost']:.6f} USD/h"
     )
+    # the unit's throughput is in tokens for LLM serving: an output is a request or 1M tokens
+    per_output = {"request": f" / {_count(c['output_len'])} tokens per request",
+                  "1m_tokens": " / 1,000,000 tokens"}.get(o["output_unit"], "")  # fmt: skip
     out.append(
         f"6 accepted outputs per hour: {o['unit_outputs_per_s']:.3f} x 3600 x "
-        f"{o['accepted_fraction']:.4f} = {o['accepted_outputs_per_hour']:.1f}"
+        f"{o['accepted_fraction']:.4f}{per_output} = {o['accepted_outputs_per_hour']:.6g} "
+        + OUTPUTS.get(o["output_unit"], o["output_unit"])
     )
     tail = (
         f"7 result: {_num(o['tokens_per_dollar'])} tokens per USD, "

@@ -3,7 +3,10 @@
 -- computed as it is read from the stored inputs and ranks (fct_workload_cost_inputs_daily):
 --   effective_hourly_cost = gpus_needed x price_usd_per_gpu_hour / target_utilization + overhead
 --   accepted_fraction = success_fraction (runs) x quality_pass_rate (class)
---   accepted outputs per hour = unit outputs/s x 3600 x accepted_fraction
+--   accepted_output_tokens_per_hour = unit outputs/s (tokens/s for LLM serving) x 3600 x
+--     accepted_fraction (x tokens_per_output for training)
+--   accepted_outputs_per_hour, in the class unit = unit outputs/s x 3600 x accepted_fraction
+--     (/ output_len for a request, / 1e6 for 1M tokens)
 --   tokens_per_dollar = accepted output tokens per hour / effective_hourly_cost
 --   cost_per_1m_accepted_tokens = effective_hourly_cost / accepted output tokens per hour x 1e6
 --   cost_per_accepted_output, in the class unit: per request (output_len tokens), per 1M tokens,
