@@ -91,10 +91,13 @@ def message_of(a: dict[str, Any]) -> str:
             f"{a['old_offer_id']}, {money(_times(a['old_cost_per_accepted_output'], factor))} "
             f"on {a['prev_day']}); change {_pct(a['change_pct'])}; cause {a['cause']}"
         )
-        if a.get("is_within_uncertainty"):  # the two leaders' p10-p90 costs overlap
+        if a.get("is_within_uncertainty"):
+            # fct_rank_changes: the two leaders' p10-p90 costs overlap, or one has none (an
+            # uncalibrated estimate): nothing shows the change to be real
             text += (
                 "; WITHIN THE EVIDENCE'S UNCERTAINTY: the old and new leader's p10-p90 costs "
-                "overlap, so the change may not be real"
+                "overlap (or one has no interval: an uncalibrated estimate), so the change may "
+                "not be real"
             )
         if a.get("new_slo_status") == "unknown":  # the class has a latency target
             text += (

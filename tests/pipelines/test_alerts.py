@@ -189,12 +189,13 @@ def messages_with(con, column: str, chat70b: str, old: str) -> dict[str, str]:
 
 def test_a_change_within_the_evidences_uncertainty_says_so(con):
     """fct_alert_candidates carries is_within_uncertainty (fct_rank_changes: the old and new
-    leader's p10-p90 costs overlap): such a change says it may not be real; one whose intervals
-    are apart does not."""
+    leader's p10-p90 costs overlap, or one has no interval): such a change says it may not be
+    real, and does not claim two intervals where an uncalibrated estimate has none (the demo's
+    lora-finetune-8b alert of 2026-08-20 did); one whose intervals are apart says nothing."""
     got = messages_with(con, "is_within_uncertainty boolean", "true", "false")
     assert got["chat-70b|2026-03-13|nvidia-h100-sxm-80gb"].endswith(
-        "; WITHIN THE EVIDENCE'S UNCERTAINTY: the old and new leader's p10-p90 costs overlap, "
-        "so the change may not be real"
+        "; WITHIN THE EVIDENCE'S UNCERTAINTY: the old and new leader's p10-p90 costs overlap "
+        "(or one has no interval: an uncalibrated estimate), so the change may not be real"
     )
     assert "UNCERTAINTY" not in got["chat-8b|2026-01-01|old"]
 
