@@ -70,3 +70,39 @@ def test_unique_columns_reads_a_filtered_model_as_dbt_hands_it_over(con):
     model = "(select * from obs where row_index > 50000) dbt_subquery"
     found = con.execute(_render("unique_columns", model=model, columns=COLUMNS)).fetchall()
     assert [(r[3], r[4]) for r in found] == [(99999, 2)]
+
+
+SINGULAR = GENERIC.parent
+
+
+def test_the_context_window_test_finds_exactly_the_classes_longer_than_their_model():
+    """dbt/tests/workload_classes_fit_their_models_context.sql on the real seeds passes, and on
+    the seeds with one chat class lengthened past its model's context (and one training class's
+    samples past theirs) returns exactly those two."""
+    seeds = Path(__file__).parents[2] / "dbt" / "seeds"
+    sql = (SINGULAR / "workload_classes_fit_their_models_context.sql").read_text("utf-8")
+    sql = re.sub(r"{{\s*ref\('(\w+)'\)\s*}}", r"\1", sql)
+    con = duckdb.connect()
+    types = {  # the seeds' column_types (dbt/seeds/_seeds.yml)
+        "workload_classes": "{'input_len': 'double', 'output_len': 'double', "
+        "'tokens_per_output': 'double'}",
+        "model_reference": "{'max_context_tokens': 'integer'}",
+    }
+    for name, columns in types.items():
+        con.execute(
+            f"create table {name} as select * from read_csv(?, header = true, types = {columns})",
+            [str(seeds / f"{name}.csv")],
+        )
+    assert con.execute(sql).fetchall() == []
+    # chat-13-34b (Qwen2.5 32B Instruct, 32,768 tokens): 1,024 + 256 -> 32,513 + 256
+    con.execute(
+        "update workload_classes set input_len = 32513 where workload_class = 'chat-13-34b'"
+    )
+    con.execute(
+        "update workload_classes set tokens_per_output = 131073 "
+        "where workload_class = 'lora-finetune-8b'"
+    )
+    assert sorted(con.execute(sql).fetchall()) == [
+        ("chat-13-34b", "qwen2.5-32b", 32769.0, 32768),
+        ("lora-finetune-8b", "llama-3.1-8b", 131073.0, 131072),
+    ]

@@ -280,6 +280,15 @@ def test_estimate_predicts_any_conditions_like_the_warehouse(demo):
     nogpu = gpuledger(demo, "estimate", "--model", "llama-3.1-8b", "--gpu", "h100",
                       "--input", "1", "--output", "1")  # fmt: skip
     assert nogpu.returncode == 2 and "did you mean" in nogpu.stderr
+    # longer than the checkpoint's context window (131,072 tokens for Llama 3.1 8B's config)
+    too_long = gpuledger(demo, "estimate", "--model", "llama-3.1-8b", "--gpu",
+                         "nvidia-h100-sxm-80gb", "--input", "100000",
+                         "--output", "40000")  # fmt: skip
+    assert too_long.returncode == 2 and too_long.stdout == ""
+    assert too_long.stderr.strip() == (
+        "gpuledger estimate: --input 100000 + --output 40000 = 140000 tokens exceed the context "
+        "window of llama-3.1-8b, 131072 tokens (max_position_embeddings of its published config)"
+    )
     # three GPUs: no stack splits Llama 3.1 70B's 8 KV heads over 3; an estimate would mislead
     three = gpuledger(demo, "estimate", "--model", "llama-3.1-70b", "--gpu",
                       "nvidia-h100-sxm-80gb", "--gpus", "3", "--input", "1000", "--output",

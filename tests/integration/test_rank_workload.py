@@ -278,6 +278,17 @@ def test_defaults_are_the_checkpoints_precision_one_request_no_slo_on_demand_the
          "by it"),
         ("model := 'llama-3.1-8b', input_len := 100, output_len := 10, max_gpus := 2.5",
          "max_gpus := 2.5 must be a whole number of GPUs (the largest unit tried is 8)"),
+        # longer than the checkpoint's context window (max_position_embeddings of its config):
+        # Llama 3.1 8B serves 131,072 tokens, Qwen2.5 32B Instruct 32,768 (it was ranked)
+        ("model := 'llama-3.1-8b', input_len := 100000, output_len := 100000",
+         "input_len + output_len := 200000 tokens exceed the context window of llama-3.1-8b, "
+         "131072 tokens (max_position_embeddings of its published config)"),
+        ("model := 'qwen2.5-32b', input_len := 32000, output_len := 769",
+         "input_len + output_len := 32769 tokens exceed the context window of qwen2.5-32b, "
+         "32768 tokens"),
+        ("model := 'llama-2-7b', class_kind := 'training', tokens_per_output := 8192, "
+         "input_len := null, output_len := null",
+         "tokens_per_output := 8192 exceeds the context window of llama-2-7b, 4096 tokens"),
         # a day with prices, none of them under the asked pricing models: no GPU row would come
         # back (and no row at all for Qwen2.5-32B, which no API serves)
         ("model := 'qwen2.5-32b', input_len := 100, output_len := 10, "

@@ -73,7 +73,8 @@ def max_concurrency(
 def _resolve_model(con, name: str) -> dict[str, Any]:
     rows = con.execute(
         """select model_ref, params_b, active_params_b, is_moe, kv_layers, kv_values_per_layer,
-                  native_precision, run_model_pattern, flops_per_image_step_tflop
+                  native_precision, run_model_pattern, flops_per_image_step_tflop,
+                  max_context_tokens
            from reference.model_reference
            where model_ref = lower(?) or regexp_matches(lower(?), run_model_pattern)
            order by model_ref = lower(?) desc, length(run_model_pattern) desc, model_ref
@@ -87,7 +88,7 @@ def _resolve_model(con, name: str) -> dict[str, Any]:
         raise NotFound(f"no model {name!r} in model_reference; known: {', '.join(sorted(known))}")
     keys = ["model_ref", "params_b", "active_params_b", "is_moe", "kv_layers",
             "kv_values_per_layer", "native_precision", "run_model_pattern",
-            "flops_per_image_step_tflop"]  # fmt: skip
+            "flops_per_image_step_tflop", "max_context_tokens"]  # fmt: skip
     return dict(zip(keys, rows[0], strict=True))
 
 
@@ -160,6 +161,13 @@ def estimate(
             raise ValueError(
                 f"{m['model_ref']} is not a text-generating model: `gpuledger estimate` predicts "
                 "LLM serving (image classes: `gpuledger rank --workload image-gen-sdxl`)"
+            )
+        context = m["max_context_tokens"]
+        if context is not None and input_len + output_len > context:
+            raise ValueError(
+                f"--input {input_len} + --output {output_len} = {input_len + output_len} tokens "
+                f"exceed the context window of {m['model_ref']}, {context} tokens "
+                "(max_position_embeddings of its published config)"
             )
         precision = (precision or m["native_precision"]).lower()
         if precision not in PRECISIONS:

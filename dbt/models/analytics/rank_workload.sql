@@ -36,7 +36,11 @@ with models as (
                 order by model_ref
             ) filter (where flops_per_image_step_tflop is not null),
             []
-        ) as image_models
+        ) as image_models,
+        -- the longest sequence each checkpoint serves, where its config is known
+        map_from_entries(
+            list((model_ref, max_context_tokens)) filter (where max_context_tokens is not null)
+        ) as contexts
     from {{ ref('model_reference') }}
 ),
 
@@ -181,6 +185,26 @@ checked as (
                     'rank_workload', 'output_len',
                     'must be a positive number of output tokens'
                 ) }}
+            -- longer than the model's context window: no serving stack takes the request
+            when
+                a.class_kind = 'llm_serving'
+                and a.input_len + a.output_len > coalesce(m.contexts[a.model_ref], 'infinity'::double)
+                then error(
+                        'rank_workload: input_len + output_len := '
+                        || cast(a.input_len + a.output_len as varchar) || ' tokens exceed the '
+                        || 'context window of ' || a.model_ref || ', '
+                        || cast(m.contexts[a.model_ref] as varchar)
+                        || ' tokens (max_position_embeddings of its published config)'
+                    )
+            when
+                a.class_kind = 'training'
+                and a.tokens_per_output > coalesce(m.contexts[a.model_ref], 'infinity'::double)
+                then error(
+                        'rank_workload: tokens_per_output := '
+                        || cast(a.tokens_per_output as varchar) || ' exceeds the context window of '
+                        || a.model_ref || ', ' || cast(m.contexts[a.model_ref] as varchar)
+                        || ' tokens (max_position_embeddings of its published config)'
+                    )
             when not coalesce(a.concurrency > 0, false)
                 then {{ parameter_error(
                     'rank_workload', 'concurrency',
