@@ -16,6 +16,13 @@ _WORDS = {
 _SCALES = ((1, ""), (1_000, "1,000 "), (1_000_000, "1,000,000 "))
 
 
+def outputs_word(output_unit: str) -> str:
+    """What a count of outputs counts: "requests", "millions of tokens", "images", "samples"."""
+    if output_unit == "1m_tokens":
+        return "millions of tokens"
+    return _WORDS.get(output_unit, (output_unit, output_unit))[1]
+
+
 def cost_scale(values: Iterable[float | None], output_unit: str) -> tuple[int, str]:
     """(factor, label): the smallest of 1, 1,000, 1,000,000 outputs at which the cheapest figure
     is at least 0.1 USD, and the label "USD per 1,000 requests" (per 1M tokens: as it is)."""

@@ -17,7 +17,7 @@ import duckdb
 from warehouse.queries import NotFound, WarehouseMissing, connect_published, short_run_key
 from warehouse.queries.coverage import shown_day
 from warehouse.queries.estimate import unknown_gpu
-from warehouse.units import catalog_age, cost_scale, money, scaled
+from warehouse.units import catalog_age, cost_scale, money, outputs_word, scaled
 
 # what `rank --workload` shows of each GPU (its JSON and CSV keep these keys;
 # a CSV without GPU rows still has this header)
@@ -29,11 +29,6 @@ GPU_COLUMNS = (
     "cost_per_accepted_output_p90", "output_unit", "slo_status", "is_stale",
     "days_since_observed", "snapshot_url", "snapshot_sha256", "slo_margin",
 )  # fmt: skip
-
-
-# what accepted_outputs_per_hour counts, by output_unit
-OUTPUTS = {"request": "requests", "1m_tokens": "millions of tokens", "image": "images",
-           "sample": "training samples"}  # fmt: skip
 
 
 def rows_of(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
@@ -554,7 +549,7 @@ def render_explain(x: dict[str, Any]) -> str:
     out.append(
         f"6 accepted outputs per hour: {o['unit_outputs_per_s']:.3f} x 3600 x "
         f"{o['accepted_fraction']:.4f}{per_output} = {o['accepted_outputs_per_hour']:.6g} "
-        + OUTPUTS.get(o["output_unit"], o["output_unit"])
+        + outputs_word(o["output_unit"])
     )
     tail = (
         f"7 result: {_num(o['tokens_per_dollar'])} tokens per USD, "
