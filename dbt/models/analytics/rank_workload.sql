@@ -188,7 +188,7 @@ checked as (
             -- longer than the model's context window: no serving stack takes the request
             when
                 a.class_kind = 'llm_serving'
-                and a.input_len + a.output_len > coalesce(m.contexts[a.model_ref], 'infinity'::double)
+                and a.input_len + a.output_len > coalesce(m.contexts[a.model_ref], cast('infinity' as double))
                 then error(
                         'rank_workload: input_len + output_len := '
                         || cast(a.input_len + a.output_len as varchar) || ' tokens exceed the '
@@ -198,7 +198,7 @@ checked as (
                     )
             when
                 a.class_kind = 'training'
-                and a.tokens_per_output > coalesce(m.contexts[a.model_ref], 'infinity'::double)
+                and a.tokens_per_output > coalesce(m.contexts[a.model_ref], cast('infinity' as double))
                 then error(
                         'rank_workload: tokens_per_output := '
                         || cast(a.tokens_per_output as varchar) || ' exceeds the context window of '
