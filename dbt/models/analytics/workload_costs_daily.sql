@@ -24,6 +24,7 @@ select
     c.overhead_usd_per_hour,
     c.effective_hourly_cost,
     c.accepted_outputs_per_hour,
+    c.accepted_output_tokens_per_hour,
     c.tokens_per_dollar,
     c.cost_per_1m_accepted_tokens,
     c.cost_per_accepted_output,
