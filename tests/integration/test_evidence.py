@@ -280,32 +280,26 @@ def test_estimate_predicts_any_conditions_like_the_warehouse(demo):
     nogpu = gpuledger(demo, "estimate", "--model", "llama-3.1-8b", "--gpu", "h100",
                       "--input", "1", "--output", "1")  # fmt: skip
     assert nogpu.returncode == 2 and "did you mean" in nogpu.stderr
-    # longer than the checkpoint's context window (131,072 tokens for Llama 3.1 8B's config)
-    too_long = gpuledger(demo, "estimate", "--model", "llama-3.1-8b", "--gpu",
-                         "nvidia-h100-sxm-80gb", "--input", "100000",
-                         "--output", "40000")  # fmt: skip
-    assert too_long.returncode == 2 and too_long.stdout == ""
-    assert too_long.stderr.strip() == (
-        "gpuledger estimate: --input 100000 + --output 40000 = 140000 tokens exceed the context "
-        "window of llama-3.1-8b, 131072 tokens (max_position_embeddings of its published config)"
-    )
-    # three GPUs: no stack splits Llama 3.1 70B's 8 KV heads over 3; an estimate would mislead
-    three = gpuledger(demo, "estimate", "--model", "llama-3.1-70b", "--gpu",
-                      "nvidia-h100-sxm-80gb", "--gpus", "3", "--input", "1000", "--output",
-                      "200")  # fmt: skip
-    assert three.returncode == 2 and three.stdout == ""
-    assert three.stderr.startswith(
-        "gpuledger estimate: --gpus 3: a unit of 1, 2, 4 or 8 GPUs (a power of two)"
-    )
-    # sixteen: two servers; the model has no term for the network between them (it answered
-    # twice the throughput of eight, at a quarter of eight's TTFT)
-    sixteen = gpuledger(demo, "estimate", "--model", "llama-3.1-70b", "--gpu",
-                        "nvidia-h100-sxm-80gb", "--gpus", "16", "--input", "1000", "--output",
-                        "200")  # fmt: skip
-    assert sixteen.returncode == 2 and sixteen.stdout == ""
-    assert sixteen.stderr.startswith(
-        "gpuledger estimate: --gpus 16: the performance model covers units of up to 8 GPUs"
-    )
+    # refused with the reason, nothing on stdout: longer than the checkpoint's context window
+    # (131,072 tokens in Llama 3.1 8B's config); three GPUs (no stack splits Llama 3.1 70B's 8 KV
+    # heads over 3); sixteen, two servers (the model has no term for the network between them: it
+    # answered twice eight GPUs' throughput at a quarter of their TTFT)
+    for args, reason in [
+        (["llama-3.1-8b", "--input", "100000", "--output", "40000"],
+         "--input 100000 + --output 40000 = 140000 tokens exceed the context window of "
+         "llama-3.1-8b, 131072 tokens (max_position_embeddings of its published config)"),
+        (["llama-3.1-70b", "--gpus", "3", "--input", "1000", "--output", "200"],
+         "--gpus 3: a unit of 1, 2, 4 or 8 GPUs (a power of two): serving stacks split a model's "
+         "attention heads evenly over the GPUs it runs on, and the rankings size units the same "
+         "way"),
+        (["llama-3.1-70b", "--gpus", "16", "--input", "1000", "--output", "200"],
+         "--gpus 16: the performance model covers units of up to 8 GPUs (one server's NVLink or "
+         "PCIe domain, the largest unit the rankings size); a larger unit spans servers, whose "
+         "network it does not model"),
+    ]:  # fmt: skip
+        refused = gpuledger(demo, "estimate", "--model", *args, "--gpu", "nvidia-h100-sxm-80gb")
+        assert (refused.returncode, refused.stdout) == (2, ""), args
+        assert refused.stderr.strip() == f"gpuledger estimate: {reason}"
 
 
 def test_rank_min_evidence_and_explain_show_grade_and_runs(demo):
