@@ -138,7 +138,8 @@ def estimate(
         raise ValueError("--gpus and --output must be >= 1, --input >= 0")
     if gpus & (gpus - 1):
         # vLLM, SGLang and TensorRT-LLM split a model's attention (and KV) heads evenly over its
-        # tensor-parallel GPUs; heads come in powers of two, and the memory fit sizes units so
+        # tensor-parallel GPUs, and the memory fit sizes units in powers of two (wl_memory_fit):
+        # 3, 6 or 7 divide none of model_reference's KV-head counts (1, 2, 4, 8, 16, 32, 40)
         raise ValueError(
             f"--gpus {gpus}: a unit of 1, 2, 4 or 8 GPUs (a power of two): serving stacks "
             "split a model's attention heads evenly over the GPUs it runs on, and the rankings "
