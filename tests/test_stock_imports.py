@@ -10,6 +10,9 @@ Allowed, precisely:
 - `dbt`: only `dbt.cli.main` (`dbtRunner`, dbt's documented programmatic invocation); nothing of
   dbt-duckdb (`dbt.adapters.duckdb...`), of `dbt.adapters...connections`, or of dbt's other
   modules;
+- any other installed package (altair, duckdb, great_expectations, ...): no module or name with
+  a dotted part that starts with `_` (`altair.utils._importers`): a package's private parts
+  change without notice; gpuledger's own packages (`sources._internal`) are its own to use;
 - and no source text that names a private Dagster module (`dagster._...`, e.g. a logger's or an
   `importlib` name)."""
 
@@ -20,6 +23,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("pipelines", "sources", "warehouse", "scripts", "tests")
+# gpuledger's own top-level modules: its packages, and the scripts and test modules that import
+# each other by name (scripts/perf_run.py imports perf_measure)
+OWN_MODULES = frozenset(
+    {*FOLDERS, "conftest"}
+    | {p.stem for folder in ("scripts",) for p in (ROOT / folder).glob("*.py")}
+)
 ALLOWED_DBT_MODULES = frozenset({"dbt.cli.main"})
 PRIVATE_DAGSTER = re.compile(r"\bdagster\._")
 
@@ -48,7 +57,10 @@ def _refusal(module: str, names: list[str]) -> str | None:
         if module.startswith("dbt.adapters") and "connections" in module.split("."):
             return f"{module} is a dbt adapter's connection internals"
         return f"{module} is not among the dbt modules allowed ({', '.join(ALLOWED_DBT_MODULES)})"
-    return None
+    if top in OWN_MODULES or module == "__future__":
+        return None
+    private = [p for p in [*module.split("."), *names] if p.startswith("_")]
+    return f"{module}: private part {private[0]} of {top}" if private else None
 
 
 def refused_imports(source: str, filename: str = "<source>") -> list[str]:
@@ -111,6 +123,11 @@ def test_the_scan_refuses_each_kind_of_private_import():
         "from dbt.adapters.sql.connections import SQLConnectionManager": "connection internals",
         "from dbt_common.events.functions import msg_to_dict": "not among the dbt modules",
         "logging.getLogger('dagster._core.execution.plan.active')": "private Dagster module",
+        "from altair.utils._importers import vl_version_for_vl_convert": (
+            "private part _importers of altair"
+        ),
+        "import great_expectations.core._docs_decorators": "private part _docs_decorators",
+        "from duckdb import _private_name": "private part _private_name of duckdb",
     }
     for source, why in refused.items():
         problems = refused_imports(source)
@@ -122,5 +139,8 @@ def test_the_scan_refuses_each_kind_of_private_import():
         "from dagster_dbt import DagsterDbtTranslator, DbtCliResource, dbt_assets",
         "from dagster_duckdb import DuckDBResource",
         "from dbt.cli.main import dbtRunner",
+        "import altair as alt",
+        "from sources._internal.http import HttpClient",
+        "from __future__ import annotations",
     ):
         assert refused_imports(allowed) == [], allowed

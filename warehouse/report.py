@@ -423,9 +423,9 @@ def _vega_bundle(cache_dir: Path) -> str:
     assembles it in about 1.7 s; it depends only on the two versions, so it is kept in the
     warehouse home's cache folder under their names and assembled again when either changes."""
     import vl_convert
-    from altair.utils._importers import vl_version_for_vl_convert
 
-    vl_version = vl_version_for_vl_convert()
+    # the Vega-Lite version altair writes its specs for ("v6.4.1" -> "6.4", as vl-convert names it)
+    vl_version = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
     cached = cache_dir / f"vega-bundle-{vl_convert.__version__}-{vl_version}.js"
     if cached.exists():
         return cached.read_text(encoding="utf-8")
