@@ -421,7 +421,8 @@ def _json_for_script(obj) -> str:
 def _vega_bundle(cache_dir: Path) -> str:
     """The Vega and Vega-Lite JavaScript the page inlines (so it renders offline). vl-convert
     assembles it in about 1.7 s; it depends only on the two versions, so it is kept in the
-    warehouse home's cache folder under their names and assembled again when either changes."""
+    warehouse home's cache folder under their names and assembled again when either changes (the
+    other versions' bundles then deleted)."""
     import vl_convert
 
     # the Vega-Lite version altair writes its specs for ("v6.4.1" -> "6.4", as vl-convert names it)
@@ -434,6 +435,9 @@ def _vega_bundle(cache_dir: Path) -> str:
     tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
     tmp.write_text(bundle, encoding="utf-8")
     tmp.replace(cached)
+    for stale in cache_dir.glob("vega-bundle-*.js"):  # other versions' bundles are not read again
+        if stale != cached:
+            stale.unlink(missing_ok=True)
     return bundle
 
 
