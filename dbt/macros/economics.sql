@@ -35,12 +35,14 @@ select
         else accepted_throughput_per_hour
     end as accepted_outputs_per_hour,
     -- the cost's p10-p90 interval from the throughput's (the cost goes as 1 / throughput: its p10
-    -- from the throughput's p90); a model API's list price has none to spread
+    -- from the throughput's p90); a model API's list price has none to spread. The throughputs'
+    -- ratio first: where the point is an end of the interval the ratio is exactly 1 and the end
+    -- is the cost itself ((cost x u) / u can miss the cost by its last bit, and put it outside)
     case when option_kind = 'gpu_offer' and unit_outputs_per_s_p90 > 0
-            then cost_per_accepted_output * unit_outputs_per_s / unit_outputs_per_s_p90
+            then cost_per_accepted_output * (unit_outputs_per_s / unit_outputs_per_s_p90)
     end as cost_per_accepted_output_p10,
     case when option_kind = 'gpu_offer' and unit_outputs_per_s_p10 > 0
-            then cost_per_accepted_output * unit_outputs_per_s / unit_outputs_per_s_p10
+            then cost_per_accepted_output * (unit_outputs_per_s / unit_outputs_per_s_p10)
     end as cost_per_accepted_output_p90
 from (
 select
