@@ -1,16 +1,19 @@
 """MLPerf Inference: a result folder's `mlperf_log_summary.txt` and `mlperf_log_detail.txt`
 (MLLOG lines), and the hardware of a `systems/<system>.json` (a round's summary file is read by
-mlperf_summary.py)."""
+mlperf_summary.py). A v4.1 result of NVIDIA's TensorRT harness whose `measurements/` JSON names
+the checkpoint's fp16 takes the format the harness serves, as in the round's summary
+(mlperf_summary.served_precision: fp8 on Hopper and Ada, fp4 on Blackwell)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any
 
 from sources._internal.records import BenchmarkRun, ParseError
 from sources.benchmarks.common import Context, base_run, num, whole
-from sources.benchmarks.mlperf_summary import mlperf_stack, weight_precision
+from sources.benchmarks.mlperf_summary import mlperf_stack, served_precision, weight_precision
 
 # MLCommons' results tree: closed|open/<submitter>/results/<system>/<benchmark>/<scenario>/
 # performance/run_1/<file> (inference_results_v4.1 and later; the benchmark folder names the model)
@@ -21,7 +24,9 @@ _LAYOUT = re.compile(
 )
 
 
-_ROUND = re.compile(r"inference(?:_results)?_(v\d+\.\d+)", re.I)
+# the round: a folder named like the results repository ("inference_results_v4.1"), or a folder
+# of one result named after its round first ("v4.1_NVIDIA_H200-SXM-141GBx8_TRT_llama2-70b-99")
+_ROUND = re.compile(r"(?:inference(?:_results)?_|(?:^|/)(?=v\d+\.\d+_))(v\d+\.\d+)", re.I)
 
 
 def mlperf_layout(path: str) -> dict[str, str] | None:
@@ -33,7 +38,8 @@ def mlperf_layout(path: str) -> dict[str, str] | None:
 
 def _publisher(ctx: Context) -> dict[str, str | None]:
     """Submitter, system, division and round of a result in MLCommons' results tree (the round
-    from a folder named like the results repository, "inference_results_v4.1")."""
+    from a folder named like the results repository, "inference_results_v4.1", or a result's
+    folder that starts with it, "v4.1_...")."""
     layout = mlperf_layout(ctx.path) or {}
     found = _ROUND.search(ctx.path)
     return {
@@ -43,6 +49,15 @@ def _publisher(ctx: Context) -> dict[str, str | None]:
         "round": found.group(1).lower() if found else None,
         "precision_source": ctx.hints.get("precision_source"),
     }
+
+
+def _as_served(run: BenchmarkRun) -> BenchmarkRun:
+    """An LLM run in the precision its harness served (mlperf_summary.served_precision), where
+    its round's files name the checkpoint's or none."""
+    served = served_precision(run.round, run.serving_stack, run.gpu_name_raw, run.precision)
+    if not served or run.run_kind != "inference":
+        return run
+    return dataclasses.replace(run, precision=served, precision_source="submitter_documentation")
 
 
 def _model_of(sut_or_model: str | None, ctx: Context) -> tuple[str | None, str | None]:
@@ -98,7 +113,7 @@ def mlperf_log_summary(text: str, ctx: Context) -> BenchmarkRun:
         unit, per_s = "images", samples
     else:
         unit, per_s = ("tokens", tokens) if tokens is not None else ("samples", samples)
-    return base_run(
+    run = base_run(
         ctx,
         "document",
         "mlperf_log_summary",
@@ -118,6 +133,7 @@ def mlperf_log_summary(text: str, ctx: Context) -> BenchmarkRun:
         **_publisher(ctx),
         **lat,
     )
+    return _as_served(run)
 
 
 def _invalid(ctx: Context, valid: str):
@@ -159,7 +175,7 @@ def mlperf_log_detail(text: str, ctx: Context) -> BenchmarkRun:
         values.get("result_samples_per_second") or values.get("result_completed_samples_per_sec")
     )
     model, model_source = _model_of(values.get("test_model") or values.get("model"), ctx)
-    return base_run(
+    run = base_run(
         ctx,
         "document",
         "mlperf_log_detail",
@@ -176,6 +192,7 @@ def mlperf_log_detail(text: str, ctx: Context) -> BenchmarkRun:
         **_publisher(ctx),
         **lat,
     )
+    return _as_served(run)
 
 
 def mlperf_measurement_hints(doc: dict) -> dict[str, str]:

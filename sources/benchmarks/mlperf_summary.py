@@ -18,6 +18,17 @@ Precision is the lowest precision the record's `weight_data_types` names for wei
 fp4" -> fp4: the bulk of an LLM's weights is in the lowest format; KV-cache formats are not
 weights). A record that names none takes the precision of another scenario of the same
 organisation, system and benchmark in the same file (precision_source `other_scenario`).
+One round's field is known to name the checkpoint's format, not the one served: v4.1 gives every
+closed LLM result of NVIDIA's TensorRT harness (NVIDIA's and the 14 other submitters who ran it)
+`fp16`, while the harness quantizes: "LLM submissions use FP8 or FP4 if the NVIDIA accelerator
+supports that feature" (NVIDIA's calibration notes of that round,
+mlcommons/inference_results_v4.1 @ a2f5d66d closed/NVIDIA/documentation/calibration.md: FP8
+weights on Hopper and Ada, selected linear and MLP layers in FP4 on Blackwell); from v5.1 the
+same harness's records name fp8 and fp4 themselves. Read as fp16, the v4.1 runs reached a median
+of 1.33 times what the performance model predicts (v5.1's FP8 runs of the harness: 0.72), some
+2.2 times: more than the GPUs' fp16 peak allows (the model takes 70 % of it).
+Such a record takes fp8 (Hopper, Ada) or fp4 (Blackwell), precision_source
+`submitter_documentation`; on a GPU without FP8 (Ampere, Jetson Orin) it keeps fp16.
 """
 
 from __future__ import annotations
@@ -117,6 +128,37 @@ def weight_precision(text: Any) -> str | None:
         if m:
             found.append((bits, m.start(), name))
     return min(found)[2] if found else None
+
+
+# the round whose summary names the checkpoint's format for NVIDIA's TensorRT harness (above)
+CHECKPOINT_FORMAT_ROUNDS = frozenset({"v4.1"})
+# NVIDIA GPUs with FP4 (Blackwell) and with FP8 (Hopper, Ada, Blackwell) tensor cores, as MLPerf
+# names its accelerators ("NVIDIA H100-SXM-80GB", "NVIDIA GH200 Grace Hopper Superchip 144GB",
+# "NVIDIA L40S", "NVIDIA B200-SXM-180GB")
+_FP4_GPU = re.compile(r"(?<![a-z0-9])g?b(?:200|300)(?![0-9])", re.I)
+_FP8_GPU = re.compile(
+    r"(?<![a-z0-9])(?:g?h(?:100|200)|l40s?|l4|rtx[ -]?\d{4}[ -]?ada|rtx pro|g?b(?:200|300))"
+    r"(?![0-9])",
+    re.I,
+)
+
+
+def served_precision(
+    round_: Any, software: Any, accelerator: Any, precision: str | None
+) -> str | None:
+    """The precision NVIDIA's TensorRT harness served a v4.1 LLM result in, where the summary
+    names the checkpoint's (fp16 / bf16) or nothing: fp4 on Blackwell, fp8 on Hopper and Ada;
+    None where the record's own precision stands."""
+    if str(round_ or "") not in CHECKPOINT_FORMAT_ROUNDS or precision not in ("fp16", "bf16", None):
+        return None
+    if not re.search(r"tensorrt", str(software or ""), re.I):
+        return None
+    name = str(accelerator or "")
+    if _FP4_GPU.search(name):
+        return "fp4"
+    if _FP8_GPU.search(name):
+        return "fp8"
+    return None
 
 
 _STACKS = [  # (pattern in the software text, stack name): the first found wins
@@ -222,6 +264,9 @@ def mlperf_summary(doc: Any, ctx: Context) -> list:
         if precision is None:
             precision = published.get((n["organization"], n["system"], n["model"]))
             source = "other_scenario" if precision else None
+        served = served_precision(n["round"], n["software"], n["accelerator"], precision)
+        if served:
+            precision, source = served, "submitter_documentation"
         stack, version = mlperf_stack(n["software"])
         scenario = _SCENARIOS.get(str(n["scenario"] or "").lower(), n["scenario"])
         accelerator = str(n["accelerator"] or "").strip() or None

@@ -376,7 +376,8 @@ def test_a_rank_change_has_its_leaders_and_cause(demo):
                on r.workload_class = c.workload_class and r.day = c.day and r.gpu_rank = 1
            group by all order by 1""",
     )
-    assert statuses == [("none", "none", 18), ("unknown", "unknown", 26)]
+    # (26 unknown until MLPerf v4.1's runs were read in FP8: see test_analytics' rank_changes)
+    assert statuses == [("none", "none", 18), ("unknown", "unknown", 14)]
     # and the alert on such a leader says so (recorded: the last 7 days before the as-of day)
     message = query(
         paths,

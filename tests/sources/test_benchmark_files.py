@@ -173,6 +173,10 @@ def test_mlperf_result_dir_with_its_system_description():
     assert (offline.gpu_name_raw, offline.gpu_count, offline.hardware_source) == (
         "NVIDIA H200-SXM-141GB", 8, "system_description")  # fmt: skip
     assert (offline.serving_stack, offline.serving_stack_version) == ("tensorrt", "10.2.0")
+    # v4.1 (the folder's name) of NVIDIA's TensorRT harness on Hopper: served in FP8, as the
+    # round's summary record of the same measurement says (mlperf_summary.served_precision)
+    assert (offline.round, offline.precision, offline.precision_source) == (
+        "v4.1", "fp8", "submitter_documentation")  # fmt: skip
     assert offline.output_tokens_per_s == 31302.7 and offline.request_throughput_rps == 107.477
     server = one(f"{folder}/Server_mlperf_log_summary.txt", hints)
     assert server.scenario == "Server" and server.output_tokens_per_s == 29228.22
@@ -186,6 +190,8 @@ def test_mlperf_result_dir_with_its_system_description():
         8,
         "file_name",
     )
+    # nor a stack named: nothing says it ran NVIDIA's harness, the precision stays unnamed
+    assert (bare.serving_stack, bare.precision) == (None, None)
 
 
 def test_mlperf_log_detail_lines():

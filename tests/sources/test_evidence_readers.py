@@ -44,11 +44,15 @@ def test_a_whole_mlperf_results_tree():
     ]
     # the model from the benchmark folder ("llama2-70b-Offline-SUT-LoadGen" names the harness),
     # the GPU and its count from closed/Fujitsu/systems/CDI_L40Sx8_TRT.json, the precision from
-    # closed/Fujitsu/measurements/.../CDI_L40Sx8_TRT_Offline.json ("weight_data_types": "fp16")
+    # closed/Fujitsu/measurements/.../CDI_L40Sx8_TRT_Offline.json ("weight_data_types": "fp16",
+    # the checkpoint's): a v4.1 result of NVIDIA's TensorRT harness on an Ada GPU, served in FP8
+    # (sources/benchmarks/mlperf_summary.py, served_precision)
     assert (l40s.model_id, l40s.model_source) == ("llama2-70b-99", "folder_layout")
     assert (l40s.gpu_name_raw, l40s.gpu_count, l40s.hardware_source) == (
         "NVIDIA L40S", 8, "system_description")  # fmt: skip
-    assert l40s.precision == "fp16" and l40s.scenario == "Offline"
+    assert (l40s.round, l40s.serving_stack) == ("v4.1", "tensorrt")
+    assert (l40s.precision, l40s.precision_source) == ("fp8", "submitter_documentation")
+    assert l40s.scenario == "Offline"
     assert (l40s.output_tokens_per_s, l40s.request_throughput_rps) == (3717.74, 12.6843)
     # the mean output length is the run's own: tokens per second over samples per second
     assert l40s.output_len == pytest.approx(3717.74 / 12.6843)

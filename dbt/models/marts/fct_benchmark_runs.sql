@@ -6,7 +6,10 @@
 --     run's verdict against them (benchmark_slo), and the image benchmark's denoising steps.
 --   precision: the run's own (file, path or operator); else the published checkpoint's
 --     (precision_source = model_checkpoint: a run that names no quantization served the weights
---     as published, e.g. gpt-oss in MXFP4).
+--     as published, e.g. gpt-oss in MXFP4); other_scenario: another scenario's of the same MLPerf
+--     system; submitter_documentation: the format the submitter documents serving in where the
+--     record names the checkpoint's (MLPerf v4.1's TensorRT harness, sources/benchmarks/
+--     mlperf_summary.py).
 --   success_rate: completed / attempted where the tool counted both; else goodput / request
 --     throughput where it measured goodput; else null (the tool did not count failures).
 --   input_len / output_len: the run's own; else (an MLPerf round summary's record) its
@@ -36,8 +39,10 @@ resolved as (
             coalesce(runs.input_len, bench.mean_input_tokens) as input_len,
             coalesce(runs.output_len, bench.mean_output_tokens) as output_len,
             case
-                when runs.precision is not null and runs.precision_source = 'other_scenario'
-                    then 'other_scenario'
+                when
+                    runs.precision is not null
+                    and runs.precision_source in ('other_scenario', 'submitter_documentation')
+                    then runs.precision_source
                 when runs.precision is not null then 'run'
                 when models.native_precision is not null then 'model_checkpoint'
             end as precision_source,
