@@ -1,8 +1,8 @@
 """MLPerf Inference: a result folder's `mlperf_log_summary.txt` and `mlperf_log_detail.txt`
 (MLLOG lines), and the hardware of a `systems/<system>.json` (a round's summary file is read by
-mlperf_summary.py). A v4.1 result of NVIDIA's TensorRT harness whose `measurements/` JSON names
-the checkpoint's fp16 takes the format the harness serves, as in the round's summary
-(mlperf_summary.served_precision: fp8 on Hopper and Ada, fp4 on Blackwell)."""
+mlperf_summary.py). A v4.1 LLM result of NVIDIA's TensorRT harness whose `measurements/` JSON
+names the checkpoint's fp16, or no precision at all, takes the format the harness serves, as in
+the round's summary (mlperf_summary.served_precision: fp8 on Hopper and Ada, fp4 on Blackwell)."""
 
 from __future__ import annotations
 
