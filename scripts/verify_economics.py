@@ -132,15 +132,30 @@ def tp_factor(n: float, interconnect: str, v: dict) -> float:
     return 1.0
 
 
-def serving(n, bw, tflops, total_b, active_b, prec, batch, kv_tok, i, o, interconnect, v):
-    """(tokens/s, ttft ms, time per token ms) of a unit of n GPUs serving `batch` sequences:
-    a decode step is the longer of its bytes and its FLOPs, prefill adds its FLOPs per token."""
+def tp_degree(n: float, params_b: float, bytes_per_param: float, memory_gb: float, v: dict):
+    """The tensor-parallel degree of n GPUs serving a model: the fewest GPUs, a power of two,
+    whose memory less the headroom and the runtime's overhead holds its weights, at most n (more
+    GPUs than that serve replicas of the model)."""
+    room = memory_gb * (1 - float(v["tp_headroom"])) - float(v["tp_runtime_overhead_gb"])
+    if n <= 1:
+        return n
+    if params_b * bytes_per_param <= room:
+        return 1
+    if room <= 0:
+        return n
+    return min(n, 2 ** math.ceil(math.log2(params_b * bytes_per_param / room)))
+
+
+def serving(n, bw, tflops, total_b, active_b, prec, batch, kv_tok, i, o, interconnect, v, tp=None):
+    """(tokens/s, ttft ms, time per token ms) of n GPUs serving `batch` sequences, in replicas of
+    `tp` GPUs (default: one unit of all n): a decode step is the longer of its bytes and its
+    FLOPs, prefill adds its FLOPs per token; the PCIe cost is the replica's."""
     ce, be = float(v["compute_efficiency"]), float(v["bandwidth_efficiency"])
     weights = min(total_b, active_b * max(batch, 1)) * BYTES[prec] * 1e9
     step = max((weights + batch * kv_tok * (i + o / 2)) / (n * bw * 1e9 * be),
                batch * 2 * active_b * 1e9 / (n * tflops * 1e12 * ce))  # fmt: skip
     prefill = 2 * active_b * 1e9 * i / o / (n * tflops * 1e12 * ce)
-    tp = tp_factor(n, interconnect, v)
+    tp = tp_factor(n if tp is None else tp, interconnect, v)
     ttft = (2 * active_b * 1e9 * i / (n * tflops * 1e12 * ce) + step) / tp * 1000
     return tp / (step / batch + prefill), ttft, step / tp * 1000
 
@@ -240,9 +255,14 @@ def run_efficiencies(runs: list[dict], models: dict, specs: dict, catalog: dict,
             continue
         total = r["model_params_b"]
         active = float(model["active_params_b"]) if model else total
+        # the tensor-parallel degree as the file states it, else the fewest GPUs holding the weights
+        if (r["tensor_parallel"] or 0) > 0:
+            tp = min(r["tensor_parallel"], r["gpu_count"])
+        else:
+            tp = tp_degree(r["gpu_count"], total, BYTES[r["precision"]], float(gpu["memory_gb"]), v)
         per_s, ttft, tpot = serving(r["gpu_count"], bw, tflops, total, active, r["precision"],
                                     batch, kv_bytes_per_token(model, "bf16"), r["input_len"],
-                                    r["output_len"], gpu["interconnect"], v)  # fmt: skip
+                                    r["output_len"], gpu["interconnect"], v, tp)  # fmt: skip
         e2e = ttft + r["output_len"] * tpot
         ttft_meas = r["ttft_p95_ms"] if r["ttft_p95_ms"] is not None else r["ttft_p99_ms"]
         out.append({

@@ -43,6 +43,27 @@ create or replace macro main.gl_tp_factor(n_gpus, interconnect) as
         else 1.0
     end;
 
+{#- The tensor-parallel degree of n GPUs serving a model of params_b billion parameters at
+    bytes_per_param: the fewest GPUs, a power of two, whose memory (less the headroom and the
+    runtime's overhead) holds the weights, at most n. More GPUs than that serve replicas, each
+    paying only its own degree's PCIe cost (gl_tp_factor). -#}
+create or replace macro main.gl_tp_degree(n_gpus, params_b, bytes_per_param, memory_gb) as
+    case
+        when n_gpus is null or n_gpus <= 1 then n_gpus
+        when params_b * bytes_per_param
+            <= memory_gb * (1 - {{ var('tp_headroom') }}) - {{ var('tp_runtime_overhead_gb') }}
+            then 1
+        when memory_gb * (1 - {{ var('tp_headroom') }}) - {{ var('tp_runtime_overhead_gb') }} <= 0
+            then n_gpus
+        else least(
+                n_gpus,
+                pow(2, ceil(log2(
+                    params_b * bytes_per_param
+                    / (memory_gb * (1 - {{ var('tp_headroom') }}) - {{ var('tp_runtime_overhead_gb') }})
+                )))
+            )
+    end;
+
 create or replace macro main.gl_decode_step_s(
     n_gpus, bandwidth_gb_s, tflops, weights_read_gb, active_params_b, batch, kv_bytes_per_token,
     input_len, output_len
@@ -59,9 +80,9 @@ create or replace macro main.gl_prefill_s_per_output_token(n_gpus, tflops, activ
 
 create or replace macro main.gl_tokens_per_s(
     n_gpus, bandwidth_gb_s, tflops, weights_read_gb, active_params_b, batch, kv_bytes_per_token,
-    input_len, output_len, interconnect
+    input_len, output_len, interconnect, tp_gpus := null
 ) as
-    main.gl_tp_factor(n_gpus, interconnect) / (
+    main.gl_tp_factor(coalesce(tp_gpus, n_gpus), interconnect) / (
         main.gl_decode_step_s(
             n_gpus, bandwidth_gb_s, tflops, weights_read_gb, active_params_b, batch,
             kv_bytes_per_token, input_len, output_len
@@ -81,7 +102,7 @@ create or replace macro main.gl_compute_tokens_per_s(n_gpus, tflops, active_para
 
 create or replace macro main.gl_ttft_ms(
     n_gpus, bandwidth_gb_s, tflops, weights_read_gb, active_params_b, batch, kv_bytes_per_token,
-    input_len, output_len, interconnect
+    input_len, output_len, interconnect, tp_gpus := null
 ) as
     (
         2.0 * active_params_b * 1e9 * input_len / (n_gpus * tflops * 1e12 * {{ var('compute_efficiency') }})
@@ -89,16 +110,16 @@ create or replace macro main.gl_ttft_ms(
             n_gpus, bandwidth_gb_s, tflops, weights_read_gb, active_params_b, batch, kv_bytes_per_token,
             input_len, output_len
         )
-    ) / main.gl_tp_factor(n_gpus, interconnect) * 1000.0;
+    ) / main.gl_tp_factor(coalesce(tp_gpus, n_gpus), interconnect) * 1000.0;
 
 create or replace macro main.gl_tpot_ms(
     n_gpus, bandwidth_gb_s, tflops, weights_read_gb, active_params_b, batch, kv_bytes_per_token,
-    input_len, output_len, interconnect
+    input_len, output_len, interconnect, tp_gpus := null
 ) as
     main.gl_decode_step_s(
         n_gpus, bandwidth_gb_s, tflops, weights_read_gb, active_params_b, batch, kv_bytes_per_token,
         input_len, output_len
-    ) / main.gl_tp_factor(n_gpus, interconnect) * 1000.0;
+    ) / main.gl_tp_factor(coalesce(tp_gpus, n_gpus), interconnect) * 1000.0;
 
 create or replace macro main.gl_nearness(
     active_a, active_b, batch_a, batch_b, input_a, input_b, output_a, output_b,

@@ -355,9 +355,10 @@ def test_a_rank_change_has_its_leaders_and_cause(demo):
         """select prev_day, old_gpu_id, new_gpu_id, cause from marts.fct_rank_changes
            where workload_class = 'chat-8b' and day = date '2026-03-13'""",
     )
-    # the GH200 that led chat-8b from the 2026-02-11 scraper export (carried to 02-14) is gone
+    # the GH200 that led chat-8b from the 2026-02-11 scraper export (carried to 02-14) is gone;
+    # the H100 takes over (the RTX PRO 6000 did while its PCIe runs were read as 8-way units)
     assert vanished == [(date(2026, 2, 14), "nvidia-gh200-96gb",
-                         "nvidia-rtx-pro-6000-server-96gb", "vanished_offer")]  # fmt: skip
+                         "nvidia-h100-sxm-80gb", "vanished_offer")]  # fmt: skip
     tie = query(
         paths,
         """select old_gpu_id, new_gpu_id, cause, change_pct from marts.fct_rank_changes
@@ -376,8 +377,9 @@ def test_a_rank_change_has_its_leaders_and_cause(demo):
                on r.workload_class = c.workload_class and r.day = c.day and r.gpu_rank = 1
            group by all order by 1""",
     )
-    # (26 unknown until MLPerf v4.1's runs were read in FP8: see test_analytics' rank_changes)
-    assert statuses == [("none", "none", 18), ("unknown", "unknown", 14)]
+    # (26 unknown until MLPerf v4.1's runs were read in FP8, 14 until PCIe runs were read as
+    # replicas: see test_analytics' rank_changes)
+    assert statuses == [("none", "none", 19), ("unknown", "unknown", 28)]
     # and the alert on such a leader says so (recorded: the last 7 days before the as-of day;
     # chat-70b-latency's of 2026-08-21 until MLPerf v4.1's runs were read in FP8, which took
     # away the GH200's day in the lead that it ended)

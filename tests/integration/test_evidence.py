@@ -169,6 +169,44 @@ def test_a_run_whose_clients_pause_is_predicted_at_what_it_kept_in_flight(demo):
     ]
 
 
+def test_a_pcie_run_on_more_gpus_than_its_weights_need_pays_only_its_replica_s_cost(demo):
+    """MLPerf v6.0's Lenovo SR675iV3 serves Llama 2 70B in FP4 (35 GB of weights) on eight
+    RTX PRO 6000 (96 GB, PCIe): eight replicas of one GPU, not one 8-way tensor-parallel unit,
+    so the PCIe cost per doubling (0.7) does not apply, and the run's efficiency is 1.26 of the
+    roofline rather than 3.68 (which made the RTX PRO 6000 look 2-3 times faster for every
+    workload it was calibrated for). Where a file states its tensor-parallel width
+    (TensorRT-LLM's perf overview: Mixtral 8x7B in FP8 on four L40S at TP4), that width pays."""
+    rows = query(
+        demo,
+        """select e.scenario, e.gpu_count, r.tensor_parallel, e.tp_gpus, e.tp_factor,
+                  e.measured_tokens_per_s, e.efficiency
+           from marts.fct_benchmark_run_efficiency e join marts.fct_benchmark_runs r
+           using (run_key) where e.organization = 'Lenovo' and e.family = 'RTXPRO6000'
+           and e.model_ref = 'llama-2-70b' and e.round = 'v6.0' order by 1""",
+    )
+    assert rows == [
+        ("Offline", 8, None, 1.0, 1.0, pytest.approx(26889.6, abs=0.1),
+         pytest.approx(1.2483, abs=1e-4)),
+        ("Server", 8, None, 1.0, 1.0, pytest.approx(27160.2, abs=0.1),
+         pytest.approx(1.2608, abs=1e-4)),
+    ]  # fmt: skip
+    stated = query(
+        demo,
+        """select e.gpu_count, r.tensor_parallel, e.tp_gpus, round(e.tp_factor, 4)
+           from marts.fct_benchmark_run_efficiency e join marts.fct_benchmark_runs r
+           using (run_key) where e.run_key like 'e87b2cb490fabe0e%:line 134: L40S%'""",
+    )
+    assert stated == [(4, 4, 4.0, 0.49)]
+    # the demo's 275 PCIe runs: 191 on one GPU or replicas of one, the rest at the widths their
+    # files state (TensorRT-LLM's L40S tables: TP2, TP4, TP8) or their weights need
+    widths = query(
+        demo,
+        """select tp_gpus, count(*) from marts.fct_benchmark_run_efficiency
+           where interconnect = 'pcie' and run_kind = 'inference' group by all order by 1""",
+    )
+    assert widths == [(1.0, 191), (2.0, 23), (4.0, 34), (8.0, 27)]
+
+
 def test_a_setup_its_own_file_outperformed_is_kept_but_is_not_evidence(demo):
     """dstack's throughput table measures Llama 3.1 405B FP8 on the same 8 MI300X with two
     checkpoints under identical conditions: Meta's ("8xMi300x 1FP8-meta") reached 1.84x to 4.19x

@@ -98,6 +98,30 @@ def test_pcie_units_pay_for_tensor_parallelism_and_nvlink_units_do_not():
     assert ve.tp_factor(1, "pcie", V) == 1.0
 
 
+TP = {**V, "tp_headroom": 0.2, "tp_runtime_overhead_gb": 4.0}
+
+
+def test_a_run_on_more_gpus_than_its_weights_need_serves_replicas():
+    """A benchmark run's tensor-parallel degree: the fewest GPUs (a power of two, at most the
+    run's) whose memory less 20 % and 4 GB holds the weights. On a 96 GB card that room is
+    72.8 GB, on a 48 GB one 34.4 GB."""
+    # Llama 2 70B in FP4 (35.0 GB) on 8 RTX PRO 6000: 8 replicas of one GPU
+    assert ve.tp_degree(8, 70.0, 0.5, 96.0, TP) == 1
+    # Qwen3 235B in FP4 (117.5 GB): 117.5 / 72.8 = 1.6 -> pairs
+    assert ve.tp_degree(8, 235.0, 0.5, 96.0, TP) == 2
+    # Llama 3.1 405B in FP8 on 48 GB cards: 405 / 34.4 = 11.8 -> 16, but the run has 8
+    assert ve.tp_degree(8, 405.0, 1.0, 48.0, TP) == 8
+    assert ve.tp_degree(1, 405.0, 1.0, 48.0, TP) == 1
+    # only the replica's GPUs pay the PCIe cost; all 8 GPUs' bandwidth counts either way
+    whole = ve.serving(8, 1597.0, 1000.0, 70.0, 70.0, "fp4", 256, 0.0, 222, 294, "pcie", TP)[0]
+    replicas = ve.serving(8, 1597.0, 1000.0, 70.0, 70.0, "fp4", 256, 0.0, 222, 294, "pcie", TP,
+                          tp=1)[0]  # fmt: skip
+    assert replicas / whole == pytest.approx(1 / 0.7**3)
+    nvlink = ve.serving(8, 1597.0, 1000.0, 70.0, 70.0, "fp4", 256, 0.0, 222, 294, "nvlink", TP,
+                        tp=1)[0]  # fmt: skip
+    assert nvlink == pytest.approx(replicas)
+
+
 def test_a_mixture_of_experts_reads_its_active_experts_per_token():
     moe = {**MODEL_70B, "params_b": "117", "active_params_b": "5.1", "is_moe": "true"}
     one = ve.serving(1, 4800.0, 1978.9, 117.0, 5.1, "fp4", 1, 0.0, 0, 128, "nvlink", V)[0]

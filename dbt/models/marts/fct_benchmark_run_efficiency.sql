@@ -89,7 +89,15 @@ predicted as (
             model_params_b, model_active_params_b, batch, {{ bytes_per_value('precision') }}
         )
             as weights_read_gb,
-        main.gl_tp_factor(gpu_count, interconnect) as tp_factor
+        -- the tensor-parallel degree of each replica: as the run's file states it, else the
+        -- fewest GPUs that hold the weights (gl_tp_degree, macros/performance_model.sql); a run
+        -- on more GPUs serves replicas, and only a replica's GPUs pay the PCIe cost (its GPUs'
+        -- bandwidth and FLOPS count whole either way)
+        coalesce(
+            -- (least() of a null and a number is the number in DuckDB)
+            case when tensor_parallel > 0 then least(tensor_parallel, gpu_count) end,
+            main.gl_tp_degree(gpu_count, model_params_b, {{ bytes_per_value('precision') }}, memory_gb)
+        ) as tp_gpus
     from conditions
     where batch is not null and memory_bandwidth_gb_s is not null and tflops is not null
 ),
@@ -99,7 +107,7 @@ bounds as (
         *,
         main.gl_tokens_per_s(
             gpu_count, memory_bandwidth_gb_s, tflops, weights_read_gb, model_active_params_b, batch,
-            kv_bytes_per_token, input_len, output_len, interconnect
+            kv_bytes_per_token, input_len, output_len, interconnect, tp_gpus := tp_gpus
         ) as predicted_per_s,
         main.gl_decode_tokens_per_s(
             gpu_count,
@@ -114,11 +122,11 @@ bounds as (
             as compute_bound_per_s,
         main.gl_ttft_ms(
             gpu_count, memory_bandwidth_gb_s, tflops, weights_read_gb, model_active_params_b, batch,
-            kv_bytes_per_token, input_len, output_len, interconnect
+            kv_bytes_per_token, input_len, output_len, interconnect, tp_gpus := tp_gpus
         ) as ttft_est_ms,
         main.gl_tpot_ms(
             gpu_count, memory_bandwidth_gb_s, tflops, weights_read_gb, model_active_params_b, batch,
-            kv_bytes_per_token, input_len, output_len, interconnect
+            kv_bytes_per_token, input_len, output_len, interconnect, tp_gpus := tp_gpus
         ) as tpot_est_ms
     from predicted
 ),
@@ -159,7 +167,8 @@ tokens as (
         case
             when decode_bound_per_s <= compute_bound_per_s then 'memory_bandwidth' else 'compute'
         end as bound,
-        tp_factor,
+        tp_gpus,
+        main.gl_tp_factor(tp_gpus, interconnect) as tp_factor,
         output_tokens_per_s / predicted_per_s as efficiency,
         ttft_est_ms,
         tpot_est_ms,
@@ -230,6 +239,7 @@ images as (
         output_units_per_s as measured_tokens_per_s,
         gpu_count * tflops * {{ var('compute_efficiency') }} / tflop_per_image as predicted_tokens_per_s,
         'compute' as bound,
+        cast(null as double) as tp_gpus,
         1.0 as tp_factor,
         output_units_per_s / (gpu_count * tflops * {{ var('compute_efficiency') }} / tflop_per_image)
             as efficiency,
