@@ -168,7 +168,9 @@ class DbtStep:
             why = result.exception or "see its log"
             raise RuntimeError(
                 f"dbt ls (what changed since the step's last successful build, against "
-                f"{self.state / 'manifest.json'}) failed: {why}; its log: {target / 'dbt.log'}"
+                f"{self.state / 'manifest.json'}) failed: {why}; its log: {target / 'dbt.log'} "
+                "(a kept manifest dbt cannot read can be removed: the next run then rebuilds "
+                "every per-day mart over every day)"
             )
         self.kept_parse_state(target)
         return {name.strip() for name in result.result}

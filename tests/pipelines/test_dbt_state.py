@@ -144,6 +144,27 @@ def test_what_changed_since_the_last_kept_build_is_dbt_s_state_modified(tmp_path
     assert step.modified() == {"quotes", "prices", "daily"}
 
 
+def test_a_kept_state_dbt_cannot_read_fails_the_question_naming_it(tmp_path, monkeypatch):
+    # the question is asked in this process (dbtRunner): a kept manifest cut off mid-write is an
+    # error naming the question, the manifest and its log, not an empty answer ("nothing
+    # changed") that would leave a changed per-day mart unrebuilt
+    monkeypatch.setenv("TINY_AS_OF", "1")
+    dbt, _ = tiny_project(tmp_path, {"prices": "select 1 as x"})
+    home = tmp_path / "home"
+    step = DbtStep(dbt, home, "tiny_step", "run00001")
+    target = step.target("build")
+    assert dbt.cli(["build"], manifest=None, target_path=target).wait()
+    step.keep_state(target)
+    kept = state_dir(home, "tiny_step") / "manifest.json"
+    kept.write_text(kept.read_text()[:200])
+    with pytest.raises(RuntimeError) as failed:
+        step.modified()
+    text = str(failed.value)
+    assert text.startswith("dbt ls (what changed since the step's last successful build")
+    assert str(kept) in text and "dbt.log" in text
+    assert "the next run then rebuilds every per-day mart over every day" in text
+
+
 def test_a_changed_incremental_model_is_rebuilt_over_every_day(tmp_path, monkeypatch):
     dbt, db_file = tiny_project(
         tmp_path,
