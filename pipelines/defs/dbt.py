@@ -147,9 +147,9 @@ class DbtStep:
         Asked of dbt in this process (`dbtRunner`, dbt's documented programmatic invocation):
         dagster-dbt's resource has already imported dbt here to set up its adapter, so the
         question costs its parse and selection (0.3-1.1 s) instead of a dbt process of its own
-        (5-6 CPU-seconds, most of them dbt's start-up). It writes nothing but its log and parse
-        state in its folder; the build that follows still runs as its own process through
-        `DbtCliResource`."""
+        (2-6 s depending on the hour, most of it dbt's start-up). It writes nothing but its log,
+        graph summary and parse state in its folder; the build that follows still runs as its
+        own process through `DbtCliResource`."""
         if not (self.state / "manifest.json").exists():
             return None
         target = self.target("ls")
